@@ -1,0 +1,11 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261121000000Initial } from './Migration20261121000000Initial';
+
+/**
+ * The module's migrations, in order, for MikroORM's `migrations.migrationsList`. Apply them with the
+ * Migrator (`orm.getMigrator().up()`); never `schema:update` in production.
+ * @publicApi
+ */
+export const NOTIFICATIONS_MIGRATIONS: MigrationObject[] = [
+  { name: 'Migration20261121000000Initial', class: Migration20261121000000Initial },
+];

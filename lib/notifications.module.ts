@@ -1,0 +1,130 @@
+import { MikroORM } from '@mikro-orm/core';
+import { getMikroORMToken, MikroOrmModule } from '@mikro-orm/nestjs';
+import { type DynamicModule, Module, type OnApplicationBootstrap, type Provider, type Type } from '@nestjs/common';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { ApiKeyValidator } from './auth/api-key-validator';
+import { HashedApiKeyValidator } from './auth/hashed-api-key.validator';
+import { NotificationsDatabase } from './common/database';
+import { NotificationsExceptionFilter } from './common/errors/notifications-exception.filter';
+import { AesGcmSecretCipher, SecretCipher } from './common/secret-cipher';
+import { EnvironmentDirectory } from './environments/environment-directory';
+import { EnvironmentsService } from './environments/environments.service';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyService } from './idempotency/idempotency.service';
+import { IntegrationsController } from './integrations/integrations.controller';
+import { IntegrationsService } from './integrations/integrations.service';
+import { NOTIFICATIONS_OPTIONS } from './notifications.constants';
+import { NOTIFICATIONS_ENTITIES } from './notifications.entities';
+import { ASYNC_OPTIONS_TYPE, NotificationsConfigurableModule, OPTIONS_TYPE, RAW_NOTIFICATIONS_OPTIONS } from './notifications.module-definition';
+import { type NotificationsModuleExtras, type NotificationsModuleOptions, type ResolvedNotificationsOptions, resolveNotificationsOptions } from './notifications.options';
+import { SubscribersController } from './subscribers/subscribers.controller';
+import { SubscribersService } from './subscribers/subscribers.service';
+import { TenantsService } from './tenants/tenants.service';
+import { WorkflowsService } from './workflows/workflows.service';
+
+/** Extra providers appended last, so they override the module's own (e.g. a custom ApiKeyValidator). */
+interface ExtraProviders {
+  extraProviders?: Provider[];
+}
+
+/** `forRoot` argument: the options plus the extras. @publicApi */
+export type NotificationsModuleRootOptions = typeof OPTIONS_TYPE & ExtraProviders;
+/** `forRootAsync` argument. @publicApi */
+export type NotificationsModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & ExtraProviders;
+
+/** The REST API. */
+const CONTROLLERS: Type[] = [SubscribersController, IntegrationsController];
+
+/** What hosts can inject. */
+const EXPORTED: Array<Type | string | (abstract new (...args: never[]) => unknown)> = [
+  NOTIFICATIONS_OPTIONS,
+  EnvironmentsService,
+  SubscribersService,
+  IntegrationsService,
+  WorkflowsService,
+  TenantsService,
+  ApiKeyGuard,
+  ApiKeyValidator,
+  SecretCipher,
+  NotificationsDatabase,
+];
+
+/**
+ * A complete notification service for a Nest app: subscribers, integrations, channel connections,
+ * in-app messages, notifications with their jobs and execution logs, served under `/v1` with the
+ * wire contract of Novu's public API.
+ *
+ * @example
+ * ```ts
+ * @Module({
+ *   imports: [
+ *     MikroOrmModule.forRoot({ ...yourConfig, entities: [...NOTIFICATIONS_ENTITIES] }),
+ *     NotificationsModule.forRoot({ encryptionKey: process.env.NOTIFICATIONS_KEY! }),
+ *   ],
+ * })
+ * export class AppModule {}
+ * ```
+ * @publicApi
+ */
+@Module({})
+export class NotificationsModule extends NotificationsConfigurableModule implements OnApplicationBootstrap {
+  constructor(private readonly workflows: WorkflowsService) {
+    super();
+  }
+
+  /** Registers the module with options known up front. */
+  static override forRoot(options: NotificationsModuleRootOptions): DynamicModule {
+    const { extraProviders, isGlobal, registerControllers, contextName, ...rest } = options;
+    // Spread what the builder returns first: it sets `imports: []`, which would erase ours (nestjs/nest#11097).
+    const base = super.forRoot(rest as typeof OPTIONS_TYPE);
+    return NotificationsModule.assemble(base, { isGlobal, registerControllers, contextName }, extraProviders);
+  }
+
+  /** Registers the module with options from a factory, a class, or an existing provider. */
+  static override forRootAsync(options: NotificationsModuleAsyncOptions): DynamicModule {
+    const { extraProviders, isGlobal, registerControllers, contextName, ...rest } = options;
+    const base = super.forRootAsync(rest as typeof ASYNC_OPTIONS_TYPE);
+    return NotificationsModule.assemble(base, { isGlobal, registerControllers, contextName }, extraProviders);
+  }
+
+  private static assemble(base: DynamicModule, extras: NotificationsModuleExtras, extraProviders: Provider[] = []): DynamicModule {
+    const ormToken = extras.contextName ? getMikroORMToken(extras.contextName) : MikroORM;
+    const providers: Provider[] = [
+      {
+        provide: NOTIFICATIONS_OPTIONS,
+        useFactory: (raw: NotificationsModuleOptions) => resolveNotificationsOptions(raw),
+        inject: [RAW_NOTIFICATIONS_OPTIONS],
+      },
+      { provide: NotificationsDatabase, useFactory: (orm: MikroORM) => new NotificationsDatabase(orm), inject: [ormToken] },
+      {
+        provide: SecretCipher,
+        useFactory: (options: ResolvedNotificationsOptions) => new AesGcmSecretCipher(options.encryptionKey),
+        inject: [NOTIFICATIONS_OPTIONS],
+      },
+      { provide: ApiKeyValidator, useClass: HashedApiKeyValidator },
+      ApiKeyGuard,
+      NotificationsExceptionFilter,
+      IdempotencyService,
+      IdempotencyInterceptor,
+      EnvironmentDirectory,
+      EnvironmentsService,
+      WorkflowsService,
+      TenantsService,
+      SubscribersService,
+      IntegrationsService,
+    ];
+    return {
+      ...base,
+      global: extras.isGlobal ?? false,
+      imports: [...(base.imports ?? []), MikroOrmModule.forFeature([...NOTIFICATIONS_ENTITIES], extras.contextName)],
+      controllers: extras.registerControllers === false ? [] : CONTROLLERS,
+      providers: [...(base.providers ?? []), ...providers, ...extraProviders],
+      exports: EXPORTED,
+    };
+  }
+
+  /** Stores the code-first workflows in every existing environment. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.workflows.syncCodeFirstEverywhere();
+  }
+}

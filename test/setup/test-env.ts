@@ -1,0 +1,2 @@
+/** The database every spec file clones its own from. */
+export const TEMPLATE_DATABASE = 'ntf_test_template';
