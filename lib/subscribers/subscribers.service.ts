@@ -76,7 +76,9 @@ export class SubscribersService {
     if (input.channels !== undefined) {
       placeholders.push(add('channels', JSON.stringify(await this.resolveChannels(environmentId, input.channels)), '::jsonb'));
     }
+    // Only the fields given are updated on conflict; a new row still needs its NOT NULL defaults.
     const updates = columns.map((column) => `"${column}" = EXCLUDED."${column}"`);
+    if (input.channels === undefined) placeholders.push(add('channels', '[]', '::jsonb'));
     const em = this.db.fork();
     const { rows } = await this.db.query(
       `INSERT INTO ntf_subscriber (id, environment_id, organization_id, subscriber_id, created_at, updated_at${columns.map((c) => `, "${c}"`).join('')})
