@@ -1,18 +1,54 @@
-import { ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
+import { RequestValidationException } from './errors/validation-errors';
 import { validationExceptionFactory } from './errors/validation-errors';
 
 /**
  * The validation every controller of the module uses, whatever the host configured globally.
  * No implicit conversion: a JSON string `"true"` is not a boolean (as in the reference service);
  * query parameters are converted explicitly in their DTOs.
+ *
+ * It also refuses strings holding a NUL character anywhere in a body, query or path parameter:
+ * PostgreSQL cannot store U+0000 in text, so without this check such input would fail deep in a
+ * query as a 500 instead of a 422.
  */
-export function createNotificationsValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    transform: true,
-    whitelist: true,
-    forbidUnknownValues: false,
-    stopAtFirstError: false,
-    validationError: { target: false, value: true },
-    exceptionFactory: validationExceptionFactory,
-  });
+@Injectable()
+export class NotificationsValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      whitelist: true,
+      forbidUnknownValues: false,
+      stopAtFirstError: false,
+      validationError: { target: false, value: true },
+      exceptionFactory: validationExceptionFactory,
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'custom') {
+      const field = findNulCharacter(value, metadata.data ?? '');
+      if (field !== undefined) {
+        throw RequestValidationException.forField(field || metadata.type, 'must not contain NUL characters', undefined);
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+/** The path of the first string (or key) holding U+0000, or undefined. Bounded depth: bodies are small. */
+function findNulCharacter(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (depth > 32 || value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    const childPath = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return childPath;
+    const found = findNulCharacter(child, childPath, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The pipe instance the module's controllers use. */
+export function createNotificationsValidationPipe(): NotificationsValidationPipe {
+  return new NotificationsValidationPipe();
 }
