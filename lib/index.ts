@@ -26,6 +26,7 @@ export { NotificationsExceptionFilter, type ErrorBody } from './common/errors/no
 export { type FieldErrors, RequestValidationException } from './common/errors/validation-errors';
 export { ErrorDto, ValidationErrorDto, ConstraintValidationDto } from './common/dto/error.dto';
 export { FieldFilterPartDto, StepFilterDto } from './common/dto/step-filter.dto';
+export { NotificationTriggerVariableDto } from './common/dto/notification-trigger-variable.dto';
 export * from './common/enums';
 export type { FieldFilterPart, StepFilter } from './common/step-filter';
 
@@ -33,6 +34,23 @@ export type { FieldFilterPart, StepFilter } from './common/step-filter';
 export { type CreatedEnvironment, EnvironmentsService } from './environments/environments.service';
 export { type SubscriberChannelInput, SubscribersService, type UpsertSubscriberInput } from './subscribers/subscribers.service';
 export { type CreateIntegrationInput, type IntegrationCredentials, IntegrationsService } from './integrations/integrations.service';
+export { MessagesService } from './messages/messages.service';
+export {
+  type ChannelConnectionOrderBy,
+  type ChannelConnectionsPage,
+  ChannelConnectionsService,
+  type CreateChannelConnectionInput,
+  type ListChannelConnectionsOptions,
+  type ListChannelConnectionsQuery,
+  type ListedChannelConnection,
+  type OrderDirection,
+} from './channel-connections/channel-connections.service';
+export {
+  type NotificationActivity,
+  NotificationsService,
+  type NotificationSubscriberSummary,
+  type NotificationWorkflowSummary,
+} from './notifications/notifications.service';
 export { WorkflowsService } from './workflows/workflows.service';
 export { type CreateTenantInput, TenantsService } from './tenants/tenants.service';
 export type { StepDefinition, StepMetadata, StepTemplate, StoredStep, WorkflowDefinition } from './workflows/workflow-definition';
@@ -40,12 +58,54 @@ export type { StepDefinition, StepMetadata, StepTemplate, StoredStep, WorkflowDe
 // Controllers
 export { SubscribersController } from './subscribers/subscribers.controller';
 export { IntegrationsController } from './integrations/integrations.controller';
+export { NotificationsController } from './notifications/notifications.controller';
+export { ChannelConnectionsController } from './channel-connections/channel-connections.controller';
+export { SubscriberMessagesController } from './messages/subscriber-messages.controller';
 
 // DTOs
 export { ChannelCredentialsDto, ChannelSettingsDto, SubscriberResponseDto } from './subscribers/dto/subscriber-response.dto';
 export { UpdateSubscriberOnlineFlagRequestDto } from './subscribers/dto/update-subscriber-online-flag.dto';
 export { ConfigurationsDto, IntegrationResponseDto } from './integrations/dto/integration-response.dto';
 export { CredentialsDto } from './integrations/dto/credentials.dto';
+export {
+  ActivityNotificationResponseDto,
+  ActivityNotificationSubscriberResponseDto,
+  ActivityNotificationTemplateResponseDto,
+  ActivityTopicDto,
+  NotificationTriggerDto,
+} from './notifications/dto/activity-notification-response.dto';
+export {
+  ActivityNotificationExecutionDetailResponseDto,
+  ActivityNotificationJobResponseDto,
+  ActivityNotificationStepResponseDto,
+  MessageTemplateDto,
+} from './notifications/dto/activity-notification-job.dto';
+export { DigestMetadataDto, DigestTimedConfigDto } from './notifications/dto/digest-metadata.dto';
+export { AuthDto, GetChannelConnectionResponseDto, WorkspaceDto } from './channel-connections/dto/channel-connection-response.dto';
+export { ListChannelConnectionsQueryDto } from './channel-connections/dto/list-channel-connections-query.dto';
+export { ListChannelConnectionsResponseDto } from './channel-connections/dto/list-channel-connections-response.dto';
+export { MAX_MARK_AS_IDS, MessageMarkAsRequestDto } from './messages/dto/message-mark-as-request.dto';
+export { MessageResponseDto } from './messages/dto/message-response.dto';
+export { EmailBlockDto, EmailBlockStylesDto } from './messages/dto/email-block.dto';
+export { MessageActionDto, MessageActionResultDto, MessageButtonDto, MessageCtaDataDto, MessageCtaDto } from './messages/dto/message-cta.dto';
+export {
+  NotificationGroupDto,
+  SubscriberPreferenceChannelsDto,
+  WorkflowResponseDto,
+  WorkflowTriggerDto,
+} from './messages/dto/workflow-response.dto';
+export {
+  DelayRegularMetadataDto,
+  DelayScheduledMetadataDto,
+  DigestRegularMetadataDto,
+  DigestTimedMetadataDto,
+  NotificationStepDataDto,
+  NotificationStepDto,
+  ReplyCallbackDto,
+  StepMessageTemplateDto,
+  type StepMetadataDto,
+  TimedConfigDto,
+} from './messages/dto/notification-step.dto';
 
 // Entities
 export { EnvironmentEntity } from './environments/environment.entity';

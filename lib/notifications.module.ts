@@ -4,6 +4,8 @@ import { type DynamicModule, Module, type OnApplicationBootstrap, type Provider,
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyValidator } from './auth/api-key-validator';
 import { HashedApiKeyValidator } from './auth/hashed-api-key.validator';
+import { ChannelConnectionsController } from './channel-connections/channel-connections.controller';
+import { ChannelConnectionsService } from './channel-connections/channel-connections.service';
 import { NotificationsDatabase } from './common/database';
 import { NotificationsExceptionFilter } from './common/errors/notifications-exception.filter';
 import { AesGcmSecretCipher, SecretCipher } from './common/secret-cipher';
@@ -13,7 +15,11 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { IntegrationsController } from './integrations/integrations.controller';
 import { IntegrationsService } from './integrations/integrations.service';
+import { MessagesService } from './messages/messages.service';
+import { SubscriberMessagesController } from './messages/subscriber-messages.controller';
 import { NOTIFICATIONS_OPTIONS } from './notifications.constants';
+import { NotificationsController } from './notifications/notifications.controller';
+import { NotificationsService } from './notifications/notifications.service';
 import { NOTIFICATIONS_ENTITIES } from './notifications.entities';
 import { ASYNC_OPTIONS_TYPE, NotificationsConfigurableModule, OPTIONS_TYPE, RAW_NOTIFICATIONS_OPTIONS } from './notifications.module-definition';
 import { type NotificationsModuleExtras, type NotificationsModuleOptions, type ResolvedNotificationsOptions, resolveNotificationsOptions } from './notifications.options';
@@ -33,7 +39,7 @@ export type NotificationsModuleRootOptions = typeof OPTIONS_TYPE & ExtraProvider
 export type NotificationsModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & ExtraProviders;
 
 /** The REST API. */
-const CONTROLLERS: Type[] = [SubscribersController, IntegrationsController];
+const CONTROLLERS: Type[] = [SubscribersController, SubscriberMessagesController, IntegrationsController, ChannelConnectionsController, NotificationsController];
 
 /** What hosts can inject. */
 const EXPORTED: Array<Type | string | (abstract new (...args: never[]) => unknown)> = [
@@ -41,6 +47,9 @@ const EXPORTED: Array<Type | string | (abstract new (...args: never[]) => unknow
   EnvironmentsService,
   SubscribersService,
   IntegrationsService,
+  ChannelConnectionsService,
+  MessagesService,
+  NotificationsService,
   WorkflowsService,
   TenantsService,
   ApiKeyGuard,
@@ -112,6 +121,9 @@ export class NotificationsModule extends NotificationsConfigurableModule impleme
       TenantsService,
       SubscribersService,
       IntegrationsService,
+      ChannelConnectionsService,
+      MessagesService,
+      NotificationsService,
     ];
     return {
       ...base,

@@ -81,3 +81,12 @@ export type TimeUnit = (typeof TIME_UNITS)[number];
 
 /** Digest kinds (`DigestTypeEnum`). */
 export const DIGEST_TYPES = ['regular', 'backoff', 'timed'] as const;
+
+/** Days a timed digest may fire on (`DigestTimedConfigDto.weekDays`). */
+export const WEEK_DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+/** Which occurrence in the month a timed digest fires on (`OrdinalEnum`). */
+export const ORDINALS = ['1', '2', '3', '4', '5', 'last'] as const;
+/** What the ordinal of a timed digest counts (`OrdinalValueEnum`). */
+export const ORDINAL_VALUES = ['day', 'weekday', 'weekend', 'sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+/** How a monthly timed digest picks its days (`MonthlyTypeEnum`). */
+export const MONTHLY_TYPES = ['each', 'on'] as const;

@@ -85,7 +85,7 @@ export class IntegrationsService {
       'SELECT * FROM ntf_integration WHERE environment_id = $1 AND NOT deleted ORDER BY created_at, id',
       [environmentId],
     );
-    return this.db.map(this.db.fork(), IntegrationEntity, rows);
+    return this.db.read(IntegrationEntity, rows);
   }
 
   /** Every environment's integrations of an organisation (for session callers), oldest first. */
@@ -94,7 +94,7 @@ export class IntegrationsService {
       'SELECT * FROM ntf_integration WHERE organization_id = $1 AND NOT deleted ORDER BY created_at, id',
       [organizationId],
     );
-    return this.db.map(this.db.fork(), IntegrationEntity, rows);
+    return this.db.read(IntegrationEntity, rows);
   }
 
   /** The plaintext credentials of an integration (`{}` when it has none). */

@@ -79,7 +79,6 @@ export class SubscribersService {
     // Only the fields given are updated on conflict; a new row still needs its NOT NULL defaults.
     const updates = columns.map((column) => `"${column}" = EXCLUDED."${column}"`);
     if (input.channels === undefined) placeholders.push(add('channels', '[]', '::jsonb'));
-    const em = this.db.fork();
     const { rows } = await this.db.query(
       `INSERT INTO ntf_subscriber (id, environment_id, organization_id, subscriber_id, created_at, updated_at${columns.map((c) => `, "${c}"`).join('')})
        VALUES ($1, $2, $3, $4, now(), now()${placeholders.map((p) => `, ${p}`).join('')})
@@ -88,7 +87,7 @@ export class SubscribersService {
        RETURNING *`,
       values,
     );
-    return this.db.map(em, SubscriberEntity, rows)[0];
+    return this.db.read(SubscriberEntity, rows)[0];
   }
 
   /** @throws NotFoundException `Subscriber not found`. */
@@ -114,7 +113,7 @@ export class SubscribersService {
       [environmentId, subscriberId, isOnline],
     );
     if (!rows[0]) throw new NotFoundException(MESSAGES.subscriberNotFound);
-    return this.db.map(this.db.fork(), SubscriberEntity, rows)[0];
+    return this.db.read(SubscriberEntity, rows)[0];
   }
 
   /** Fills in each channel's integration id, with one query for all of them. */
