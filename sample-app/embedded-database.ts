@@ -57,8 +57,14 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     dataDir = join(parent, 'data');
   }
   const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
-  if (fresh) mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-  chmodSync(dataDir, 0o755);
+  // Only a new cluster's directory is opened up (for the `postgres` user to take over); an existing
+  // one must keep the 0700 initdb gave it, or PostgreSQL refuses to start.
+  if (fresh) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+    chmodSync(dataDir, 0o755);
+  } else {
+    chmodSync(dataDir, 0o700);
+  }
   const port = await freePort();
   const logs: string[] = [];
   const flags = ['-k', dataDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'];
