@@ -109,7 +109,8 @@ describe('NotificationsModule registration', () => {
 
   it('refuses to boot without a usable encryption key', async () => {
     const compile = Test.createTestingModule({
-      imports: [MikroOrmModule.forRoot(createOrmConfig(db.url)), NotificationsModule.forRoot({ encryptionKey: 'short' })],
+      // No connection: the ORM would still be connecting in the background when compile() rejects.
+      imports: [MikroOrmModule.forRoot(createOrmConfig(db.url, { connect: false })), NotificationsModule.forRoot({ encryptionKey: 'short' })],
     }).compile();
     await expect(compile).rejects.toBeInstanceOf(InvalidNotificationsOptionsError);
   });
