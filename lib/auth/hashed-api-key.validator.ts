@@ -20,7 +20,7 @@ const MAX_CACHED_KEYS = 10_000;
  */
 @Injectable()
 export class HashedApiKeyValidator extends ApiKeyValidator {
-  private readonly cache = new Map<string, { principal: ApiKeyPrincipal; expiresAt: number }>();
+  private readonly cache = new Map<string, { principal: Promise<ApiKeyPrincipal>; expiresAt: number }>();
 
   constructor(
     private readonly db: NotificationsDatabase,
@@ -29,10 +29,15 @@ export class HashedApiKeyValidator extends ApiKeyValidator {
     super();
   }
 
-  async validate(apiKey: string): Promise<ApiKeyPrincipal | null> {
+  /** Not `async`: a cached key answers with the promise it was cached as, without new promises per request. */
+  validate(apiKey: string): Promise<ApiKeyPrincipal | null> {
     const hash = hashApiKey(apiKey);
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > Date.now()) return cached.principal;
+    return this.lookup(hash);
+  }
+
+  private async lookup(hash: string): Promise<ApiKeyPrincipal | null> {
     const { rows } = await this.db.query<{ id: string; hash: string; environment_id: string; organization_id: string }>(
       'SELECT id, hash, environment_id, organization_id FROM ntf_api_key WHERE hash = $1 AND revoked_at IS NULL',
       [hash],
@@ -42,11 +47,11 @@ export class HashedApiKeyValidator extends ApiKeyValidator {
       this.cache.delete(hash);
       return null;
     }
-    const principal = { environmentId: row.environment_id, organizationId: row.organization_id, apiKeyId: row.id };
+    const principal: ApiKeyPrincipal = { environmentId: row.environment_id, organizationId: row.organization_id, apiKeyId: row.id };
     const ttlMs = this.options.auth.apiKeyCacheSeconds * 1000;
     if (ttlMs > 0) {
       if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(hash, { principal, expiresAt: Date.now() + ttlMs });
+      this.cache.set(hash, { principal: Promise.resolve(principal), expiresAt: Date.now() + ttlMs });
     }
     return principal;
   }

@@ -25,11 +25,11 @@ export class NotificationsValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type !== 'custom') {
-      const field = findNulCharacter(value, metadata.data ?? '');
-      if (field !== undefined) {
-        throw RequestValidationException.forField(field || metadata.type, 'must not contain NUL characters', undefined);
-      }
+    // Custom parameters (the principal) are ours, not the caller's: nothing to check, on every request.
+    if (metadata.type === 'custom') return value;
+    const field = findNulCharacter(value, metadata.data ?? '');
+    if (field !== undefined) {
+      throw RequestValidationException.forField(field || metadata.type, 'must not contain NUL characters', undefined);
     }
     return super.transform(value, metadata);
   }

@@ -1,5 +1,7 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Injectable } from '@nestjs/common';
 import { NotificationsDatabase } from '../common/database';
+import { RequestValidationException } from '../common/errors/validation-errors';
 import { EnvironmentDirectory } from '../environments/environment-directory';
 import { TenantEntity } from './tenant.entity';
 
@@ -21,7 +23,10 @@ export class TenantsService {
     private readonly directory: EnvironmentDirectory,
   ) {}
 
-  /** Creates a tenant. The identifier is unique per environment. */
+  /**
+   * Creates a tenant.
+   * @throws RequestValidationException when the identifier is already used in the environment.
+   */
   async create(environmentId: string, input: CreateTenantInput): Promise<TenantEntity> {
     const organizationId = await this.directory.getOrganizationId(environmentId);
     const em = this.db.fork();
@@ -32,7 +37,14 @@ export class TenantsService {
       name: input.name ?? null,
       data: input.data ?? null,
     });
-    await em.flush();
+    try {
+      await em.flush();
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) {
+        throw RequestValidationException.forField('identifier', `identifier "${input.identifier}" is already used in this environment`, input.identifier);
+      }
+      throw error;
+    }
     return tenant;
   }
 
