@@ -2,9 +2,8 @@ import { Novu } from '@novu/api';
 import request from 'supertest';
 import { ChannelConnectionsService, NotificationsDatabase } from '../../lib';
 import { generateId } from '../../lib/common/id';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
+import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createChannelConnection, type SeededChannelConnection, seedChannelConnections, seedManyChannelConnections } from '../fixtures/channel-connection.factory';
-import { createTestDatabase } from '../fixtures/database';
 import { createEnvironment, type TestEnvironment } from '../fixtures/factories';
 
 const PATH = '/v1/channel-connections';
@@ -72,25 +71,20 @@ function expectedOrder(rows: SeededChannelConnection[], filter: (row: SeededChan
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
 describe.each(ADAPTERS)('GET /v1/channel-connections (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
   let envA: TestEnvironment;
   let envB: TestEnvironment;
   let envWalk: TestEnvironment;
   let walkRows: SeededChannelConnection[];
   // The session callback is built before the environments exist; it reads this at request time.
   let sessionEnvironment: { organizationId: string; environmentId: string } | undefined;
+  const t = useTestApp(adapter, {
+    options: { sessionAuth: async (token) => (token === 'session-token' ? (sessionEnvironment ?? null) : null) },
+  });
 
   const list = (env: TestEnvironment, query: Query = {}) => request(t.server).get(PATH).query(query).set(env.auth);
   const listOk = async (env: TestEnvironment, query: Query = {}): Promise<Page> => (await list(env, query).expect(200)).body as Page;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      adapter,
-      databaseUrl: db.url,
-      options: { sessionAuth: async (token) => (token === 'session-token' ? (sessionEnvironment ?? null) : null) },
-    });
     envA = await createEnvironment(t.moduleRef, 'A');
     envB = await createEnvironment(t.moduleRef, 'B');
     envWalk = await createEnvironment(t.moduleRef, 'Walk');
@@ -124,11 +118,6 @@ describe.each(ADAPTERS)('GET /v1/channel-connections (%s)', (adapter) => {
 
     walkRows = buildWalkRows();
     await seedChannelConnections(t.moduleRef, envWalk.environmentId, walkRows);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   describe('success shape', () => {
@@ -464,21 +453,13 @@ describe.each(ADAPTERS)('GET /v1/channel-connections (%s)', (adapter) => {
 });
 
 describe('ChannelConnectionsService', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
+  const t = useTestApp('fastify');
   let env: TestEnvironment;
   let service: ChannelConnectionsService;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ adapter: 'fastify', databaseUrl: db.url });
     env = await createEnvironment(t.moduleRef, 'service');
     service = t.moduleRef.get(ChannelConnectionsService);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('creates a connection with a generated identifier, its tokens encrypted at rest', async () => {

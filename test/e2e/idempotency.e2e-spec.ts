@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { ObjectId } from 'bson';
 import request from 'supertest';
 import { NotificationsDatabase } from '../../lib';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
-import { createTestDatabase } from '../fixtures/database';
+import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 
 /** The fingerprint the interceptor computes: method, path and JSON body. */
@@ -12,8 +11,7 @@ function fingerprintOf(method: string, path: string, body: unknown): string {
 }
 
 describe.each(ADAPTERS)('Idempotency-Key on POST and PATCH (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
+  const t = useTestApp(adapter);
   let env: TestEnvironment;
   let other: TestEnvironment;
   let sql: NotificationsDatabase;
@@ -23,17 +21,11 @@ describe.each(ADAPTERS)('Idempotency-Key on POST and PATCH (%s)', (adapter) => {
     (await sql.query<{ version: number }>('SELECT version FROM ntf_subscriber WHERE environment_id = $1 AND subscriber_id = $2', [environmentId, 'ada'])).rows[0].version;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ adapter, databaseUrl: db.url });
     sql = t.moduleRef.get(NotificationsDatabase);
     env = await createEnvironment(t.moduleRef, 'A');
     other = await createEnvironment(t.moduleRef, 'B');
     await createSubscriber(t.moduleRef, env.environmentId, { subscriberId: 'ada' });
     await createSubscriber(t.moduleRef, other.environmentId, { subscriberId: 'ada' });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('replays a completed request without running it again', async () => {

@@ -1,27 +1,18 @@
 import request from 'supertest';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
-import { createTestDatabase } from '../fixtures/database';
+import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, createIntegration, type TestEnvironment } from '../fixtures/factories';
 
 describe.each(ADAPTERS)('GET /v1/integrations (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
+  const t = useTestApp(adapter);
   let envA: TestEnvironment;
   let envB: TestEnvironment;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ adapter, databaseUrl: db.url });
     envA = await createEnvironment(t.moduleRef, 'A');
     envB = await createEnvironment(t.moduleRef, 'B');
     await createIntegration(t.moduleRef, envA.environmentId, { name: 'first', identifier: 'first' });
     await createIntegration(t.moduleRef, envA.environmentId, { name: 'second', identifier: 'second', providerId: 'twilio', channel: 'sms', primary: true });
     await createIntegration(t.moduleRef, envB.environmentId, { name: 'other-env', identifier: 'other' });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('lists the environment\'s integrations, oldest first, without credentials', async () => {

@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
-import { createTestDatabase } from '../fixtures/database';
+import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same requests, so failures reproduce. */
@@ -52,19 +51,12 @@ const ROUTES: Route[] = [
 const QUERY_KEYS = ['limit', 'after', 'before', 'orderBy', 'orderDirection', 'includeCursor', 'subscriberId', 'channel', 'providerId', 'integrationIdentifier', 'contextKeys', 'unknown'];
 
 describe.each(ADAPTERS)('malformed requests never get a 5xx (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
+  const t = useTestApp(adapter);
   let env: TestEnvironment;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ adapter, databaseUrl: db.url });
     env = await createEnvironment(t.moduleRef);
     await createSubscriber(t.moduleRef, env.environmentId, { subscriberId: 'ada' });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('answers 600 random malformed requests with 2xx/4xx only', async () => {

@@ -4,8 +4,7 @@ import { ObjectId } from 'bson';
 import { Client } from 'pg';
 import request from 'supertest';
 import { MessagesService, NotificationsDatabase, RequestValidationException, type SubscriberEntity } from '../../lib';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
-import { createTestDatabase } from '../fixtures/database';
+import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 import { createMessages, readMessages } from '../fixtures/message.factory';
 
@@ -49,8 +48,7 @@ async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> 
 }
 
 describe.each(ADAPTERS)('POST /v1/subscribers/{subscriberId}/messages/mark-as (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
+  const t = useTestApp(adapter);
   let envA: TestEnvironment;
   let envB: TestEnvironment;
   let alice: SubscriberEntity;
@@ -62,18 +60,11 @@ describe.each(ADAPTERS)('POST /v1/subscribers/{subscriberId}/messages/mark-as (%
     request(t.server).post(path(subscriberId)).set(env.auth).send(body as object);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ adapter, databaseUrl: db.url });
     envA = await createEnvironment(t.moduleRef, 'A');
     envB = await createEnvironment(t.moduleRef, 'B');
     alice = await createSubscriber(t.moduleRef, envA.environmentId, { subscriberId: 'alice' });
     bob = await createSubscriber(t.moduleRef, envA.environmentId, { subscriberId: 'bob' });
     aliceInB = await createSubscriber(t.moduleRef, envB.environmentId, { subscriberId: 'alice' });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   describe('success', () => {

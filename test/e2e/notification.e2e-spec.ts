@@ -13,8 +13,7 @@ import {
   SubscriberEntity,
   type WorkflowEntity,
 } from '../../lib';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
-import { createTestDatabase } from '../fixtures/database';
+import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, createIntegration, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 import { type CreatedNotification, createNotification, createWorkflow } from '../fixtures/notification.factory';
 
@@ -29,8 +28,7 @@ type JobBody = {
 };
 
 describe.each(ADAPTERS)('GET /v1/notifications/{notificationId} (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
+  const t = useTestApp(adapter);
   let envA: TestEnvironment;
   let envB: TestEnvironment;
   let subscriber: SubscriberEntity;
@@ -42,8 +40,6 @@ describe.each(ADAPTERS)('GET /v1/notifications/{notificationId} (%s)', (adapter)
   const get = (id: string, env: TestEnvironment = envA) => request(t.server).get(path(id)).set(env.auth);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ adapter, databaseUrl: db.url });
     envA = await createEnvironment(t.moduleRef, 'A');
     envB = await createEnvironment(t.moduleRef, 'B');
     await createIntegration(t.moduleRef, envA.environmentId, { identifier: 'sendgrid-a', primary: true });
@@ -54,11 +50,6 @@ describe.each(ADAPTERS)('GET /v1/notifications/{notificationId} (%s)', (adapter)
     const subscriberB = await createSubscriber(t.moduleRef, envB.environmentId, { subscriberId: 'ada' });
     const workflowB = await createWorkflow(t.moduleRef, envB.environmentId);
     ofEnvB = await createNotification(t.moduleRef, envB.environmentId, { subscriber: subscriberB, workflow: workflowB });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('returns the notification with its subscriber, workflow, jobs and execution logs', async () => {

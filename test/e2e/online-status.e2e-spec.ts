@@ -3,8 +3,7 @@ import { SubscriberResponseDto$inboundSchema } from '@novu/api/models/components
 import { ObjectId } from 'bson';
 import request from 'supertest';
 import { SubscribersService } from '../../lib';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
-import { createTestDatabase } from '../fixtures/database';
+import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, createIntegration, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -29,8 +28,7 @@ function expectSubscriberShape(body: Record<string, unknown>): void {
 }
 
 describe.each(ADAPTERS)('PATCH /v1/subscribers/{subscriberId}/online-status (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
+  const t = useTestApp(adapter);
   let envA: TestEnvironment;
   let envB: TestEnvironment;
   let slackIntegrationId: string;
@@ -41,8 +39,6 @@ describe.each(ADAPTERS)('PATCH /v1/subscribers/{subscriberId}/online-status (%s)
   const stored = (env: TestEnvironment, subscriberId: string) => t.moduleRef.get(SubscribersService).findOne(env.environmentId, subscriberId);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ adapter, databaseUrl: db.url });
     envA = await createEnvironment(t.moduleRef, 'A');
     envB = await createEnvironment(t.moduleRef, 'B');
     const slack = await createIntegration(t.moduleRef, envA.environmentId, { name: 'Slack', identifier: 'slack', providerId: 'slack', channel: 'chat', credentials: {} });
@@ -56,11 +52,6 @@ describe.each(ADAPTERS)('PATCH /v1/subscribers/{subscriberId}/online-status (%s)
     });
     await createSubscriber(t.moduleRef, envA.environmentId, { subscriberId: 'carol' });
     await createSubscriber(t.moduleRef, envA.environmentId, { subscriberId: 'only-in-a' });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   describe('success', () => {

@@ -1,8 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Novu } from '@novu/api';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
+import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { seedManyChannelConnections } from '../fixtures/channel-connection.factory';
-import { createTestDatabase } from '../fixtures/database';
 import { createEnvironment, createIntegration, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 import { createMessages } from '../fixtures/message.factory';
 import { createNotification, createWorkflow } from '../fixtures/notification.factory';
@@ -13,23 +12,16 @@ import { createNotification, createWorkflow } from '../fixtures/notification.fac
  * non-nullable optionals), so each call below that returns is a call whose body parsed.
  */
 describe.each(ADAPTERS)('the official SDK against the app (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
+  const t = useTestApp(adapter);
   let env: TestEnvironment;
   let novu: Novu;
   const CONNECTIONS = 260;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ adapter, databaseUrl: db.url });
     await t.app.listen(0, '127.0.0.1');
     const { port } = t.app.getHttpServer().address() as AddressInfo;
     env = await createEnvironment(t.moduleRef, 'SDK');
     novu = new Novu({ secretKey: env.apiKey, serverURL: `http://127.0.0.1:${port}`, retryConfig: { strategy: 'none' } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('subscribers.properties.updateOnlineFlag', async () => {

@@ -1,25 +1,18 @@
 import request from 'supertest';
 import { EnvironmentsService, NotificationsDatabase, type SessionPrincipal } from '../../lib';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
+import { ADAPTERS, createTestApp, useTestApp } from '../fixtures/app';
 import { createTestDatabase } from '../fixtures/database';
 import { createEnvironment, createIntegration, type TestEnvironment } from '../fixtures/factories';
 
 const SECRETS = ['SG.super-secret-sendgrid-key', 'twilio-auth-token-very-secret'];
 
 describe.each(ADAPTERS)('secrets and sessions (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
   let prod: TestEnvironment;
   let dev: TestEnvironment;
   const sessions = new Map<string, SessionPrincipal>();
+  const t = useTestApp(adapter, { options: { sessionAuth: async (token) => sessions.get(token) ?? null } });
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      adapter,
-      databaseUrl: db.url,
-      options: { sessionAuth: async (token) => sessions.get(token) ?? null },
-    });
     prod = await createEnvironment(t.moduleRef, 'Production');
     const created = await t.moduleRef.get(EnvironmentsService).create({ name: 'Development', organizationId: prod.organizationId });
     dev = {
@@ -36,10 +29,6 @@ describe.each(ADAPTERS)('secrets and sessions (%s)', (adapter) => {
       credentials: { accountSid: 'AC123', token: SECRETS[1] },
     });
     sessions.set('session-token', { organizationId: prod.organizationId, environmentId: prod.environmentId, userId: 'user-1' });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('stores no plaintext secret and no plaintext API key anywhere in the database', async () => {

@@ -1,25 +1,17 @@
 import { Logger } from '@nestjs/common';
 import request from 'supertest';
 import { NotificationsDatabase } from '../../lib';
-import { ADAPTERS, createTestApp, type TestApp } from '../fixtures/app';
-import { createTestDatabase } from '../fixtures/database';
+import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, type TestEnvironment } from '../fixtures/factories';
 
 describe.each(ADAPTERS)('a real server fault (%s)', (adapter) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let t: TestApp;
+  const t = useTestApp(adapter);
   let env: TestEnvironment;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ adapter, databaseUrl: db.url });
     env = await createEnvironment(t.moduleRef);
     // Break the database under the running app: the next read of integrations fails inside PostgreSQL.
     await t.moduleRef.get(NotificationsDatabase).query('ALTER TABLE ntf_integration RENAME TO ntf_integration_gone');
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('is a 500 with an errorId that is in the log, and leaks nothing', async () => {
