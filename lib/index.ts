@@ -30,11 +30,44 @@ export { NotificationTriggerVariableDto } from './common/dto/notification-trigge
 export * from './common/enums';
 export type { FieldFilterPart, StepFilter } from './common/step-filter';
 
+// Delivery providers
+export {
+  BUILT_IN_DELIVERY_PROVIDERS,
+  type ChatWebhookBody,
+  ChatWebhookProvider,
+  type DeliveryChannel,
+  DeliveryError,
+  type DeliveryMessage,
+  DeliveryProvider,
+  DeliveryProviderRegistry,
+  type DeliveryRecipient,
+  type DeliveryResult,
+  type EmailWebhookBody,
+  EmailWebhookProvider,
+  GenericSmsProvider,
+  PushWebhookProvider,
+  type PushWebhookBody,
+  signWebhookBody,
+  type SmsWebhookBody,
+  verifyWebhookSignature,
+  WEBHOOK_IDEMPOTENCY_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WebhookDeliveryProvider,
+  type WebhookEnvelope,
+} from './providers';
+
 // Services
 export { type CreatedEnvironment, EnvironmentsService } from './environments/environments.service';
 export { type SubscriberChannelInput, SubscribersService, type UpsertSubscriberInput } from './subscribers/subscribers.service';
 export { type CreateIntegrationInput, type IntegrationCredentials, IntegrationsService } from './integrations/integrations.service';
-export { MessagesService } from './messages/messages.service';
+export {
+  type FeedPage,
+  type FeedSubscriber,
+  type ListFeedQuery,
+  type ListMessagesQuery,
+  MessagesService,
+  type MessagesPage,
+} from './messages/messages.service';
 export {
   type ChannelConnectionOrderBy,
   type ChannelConnectionsPage,
@@ -46,6 +79,8 @@ export {
   type OrderDirection,
 } from './channel-connections/channel-connections.service';
 export {
+  type ListNotificationsQuery,
+  type NotificationActivitiesPage,
   type NotificationActivity,
   NotificationsService,
   type NotificationSubscriberSummary,
@@ -53,6 +88,20 @@ export {
 } from './notifications/notifications.service';
 export { WorkflowsService } from './workflows/workflows.service';
 export { type CreateTenantInput, TenantsService } from './tenants/tenants.service';
+export { EventsService } from './events/events.service';
+export {
+  MAX_BULK_EVENTS,
+  MAX_RECIPIENTS_PER_EVENT,
+  TRIGGER_EVENT_STATUSES,
+  type TriggerContextValue,
+  type TriggerEventInput,
+  type TriggerEventResponse,
+  type TriggerEventStatus,
+  type TriggerRecipientInput,
+  type TriggerSubscriberInput,
+  type TriggerTenantInput,
+  type TriggerTopicInput,
+} from './events/trigger-event';
 export type { StepDefinition, StepMetadata, StepTemplate, StoredStep, WorkflowDefinition } from './workflows/workflow-definition';
 
 // Controllers
@@ -61,6 +110,9 @@ export { IntegrationsController } from './integrations/integrations.controller';
 export { NotificationsController } from './notifications/notifications.controller';
 export { ChannelConnectionsController } from './channel-connections/channel-connections.controller';
 export { SubscriberMessagesController } from './messages/subscriber-messages.controller';
+export { MessagesController } from './messages/messages.controller';
+export { SubscriberFeedController } from './messages/subscriber-feed.controller';
+export { EventsController } from './events/events.controller';
 
 // DTOs
 export { ChannelCredentialsDto, ChannelSettingsDto, SubscriberResponseDto } from './subscribers/dto/subscriber-response.dto';
@@ -81,11 +133,18 @@ export {
   MessageTemplateDto,
 } from './notifications/dto/activity-notification-job.dto';
 export { DigestMetadataDto, DigestTimedConfigDto } from './notifications/dto/digest-metadata.dto';
+export { ListNotificationsQueryDto } from './notifications/dto/list-notifications-query.dto';
+export { ActivitiesResponseDto } from './notifications/dto/activities-response.dto';
 export { AuthDto, GetChannelConnectionResponseDto, WorkspaceDto } from './channel-connections/dto/channel-connection-response.dto';
 export { ListChannelConnectionsQueryDto } from './channel-connections/dto/list-channel-connections-query.dto';
 export { ListChannelConnectionsResponseDto } from './channel-connections/dto/list-channel-connections-response.dto';
 export { MAX_MARK_AS_IDS, MessageMarkAsRequestDto } from './messages/dto/message-mark-as-request.dto';
 export { MessageResponseDto } from './messages/dto/message-response.dto';
+export { ListMessagesQueryDto } from './messages/dto/list-messages-query.dto';
+export { MessagesResponseDto } from './messages/dto/messages-response.dto';
+export { GetNotificationsFeedQueryDto } from './messages/dto/feed-query.dto';
+export { FeedResponseDto } from './messages/dto/feed-response.dto';
+export { ACTOR_TYPES, ActorFeedItemDto, type ActorType, NotificationFeedItemDto, SubscriberFeedResponseDto } from './messages/dto/notification-feed-item.dto';
 export { EmailBlockDto, EmailBlockStylesDto } from './messages/dto/email-block.dto';
 export { MessageActionDto, MessageActionResultDto, MessageButtonDto, MessageCtaDataDto, MessageCtaDto } from './messages/dto/message-cta.dto';
 export {
@@ -106,6 +165,19 @@ export {
   type StepMetadataDto,
   TimedConfigDto,
 } from './messages/dto/notification-step.dto';
+export { BulkTriggerEventDto, TriggerEventRequestDto } from './events/dto/trigger-event-request.dto';
+export { TriggerEventResponseDto } from './events/dto/trigger-event-response.dto';
+export { SubscriberChannelDto, SubscriberPayloadDto } from './events/dto/subscriber-payload.dto';
+export { TenantPayloadDto } from './events/dto/tenant-payload.dto';
+export { TopicPayloadDto, TRIGGER_RECIPIENT_TYPES, type TriggerRecipientType } from './events/dto/topic-payload.dto';
+export {
+  ChannelOverrides,
+  EmailChannelOverrides,
+  SEVERITY_LEVELS,
+  type SeverityLevel,
+  StepsOverrides,
+  TriggerOverrides,
+} from './events/dto/trigger-overrides.dto';
 
 // Entities
 export { EnvironmentEntity } from './environments/environment.entity';

@@ -7,15 +7,33 @@ import { HashedApiKeyValidator } from './auth/hashed-api-key.validator';
 import { ChannelConnectionsController } from './channel-connections/channel-connections.controller';
 import { ChannelConnectionsService } from './channel-connections/channel-connections.service';
 import { NotificationsDatabase } from './common/database';
+import { JobScheduler } from './delivery/job-scheduler';
+import { NotificationsQueue } from './delivery/notifications-queue';
+import { NotificationsWorker } from './delivery/notifications-worker';
+import { StepRunner } from './delivery/step-runner';
+import { ChannelStep } from './delivery/steps/channel.step';
+import { CustomStep } from './delivery/steps/custom.step';
+import { DelayStep } from './delivery/steps/delay.step';
+import { DigestStep } from './delivery/steps/digest.step';
+import { HttpRequestStep } from './delivery/steps/http-request.step';
+import { InAppStep } from './delivery/steps/in-app.step';
+import { ThrottleStep } from './delivery/steps/throttle.step';
+import { TriggerStep } from './delivery/steps/trigger.step';
+import { TemplateRenderer } from './delivery/template-renderer';
+import { DeliveryProviderRegistry, DELIVERY_PROVIDER_MODULE_PROVIDERS } from './providers/delivery-provider.registry';
 import { NotificationsExceptionFilter } from './common/errors/notifications-exception.filter';
 import { AesGcmSecretCipher, SecretCipher } from './common/secret-cipher';
 import { EnvironmentDirectory } from './environments/environment-directory';
 import { EnvironmentsService } from './environments/environments.service';
+import { EventsController } from './events/events.controller';
+import { EventsService } from './events/events.service';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { IntegrationsController } from './integrations/integrations.controller';
 import { IntegrationsService } from './integrations/integrations.service';
+import { MessagesController } from './messages/messages.controller';
 import { MessagesService } from './messages/messages.service';
+import { SubscriberFeedController } from './messages/subscriber-feed.controller';
 import { SubscriberMessagesController } from './messages/subscriber-messages.controller';
 import { NOTIFICATIONS_OPTIONS } from './notifications.constants';
 import { NotificationsController } from './notifications/notifications.controller';
@@ -39,7 +57,10 @@ export type NotificationsModuleRootOptions = typeof OPTIONS_TYPE & ExtraProvider
 export type NotificationsModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE & ExtraProviders;
 
 /** The REST API. */
-const CONTROLLERS: Type[] = [SubscribersController, SubscriberMessagesController, IntegrationsController, ChannelConnectionsController, NotificationsController];
+const CONTROLLERS: Type[] = [SubscribersController, SubscriberMessagesController, IntegrationsController, ChannelConnectionsController, NotificationsController, MessagesController, SubscriberFeedController, EventsController];
+
+/** One handler per step kind (lib/delivery/steps). */
+const STEP_HANDLERS: Type[] = [TriggerStep, InAppStep, ChannelStep, DelayStep, DigestStep, ThrottleStep, CustomStep, HttpRequestStep];
 
 /** What hosts can inject. */
 const EXPORTED: Array<Type | string | (abstract new (...args: never[]) => unknown)> = [
@@ -52,10 +73,14 @@ const EXPORTED: Array<Type | string | (abstract new (...args: never[]) => unknow
   NotificationsService,
   WorkflowsService,
   TenantsService,
+  EventsService,
   ApiKeyGuard,
   ApiKeyValidator,
   SecretCipher,
   NotificationsDatabase,
+  NotificationsQueue,
+  DeliveryProviderRegistry,
+  TemplateRenderer,
 ];
 
 /**
@@ -124,6 +149,14 @@ export class NotificationsModule extends NotificationsConfigurableModule impleme
       ChannelConnectionsService,
       MessagesService,
       NotificationsService,
+      NotificationsQueue,
+      EventsService,
+      ...DELIVERY_PROVIDER_MODULE_PROVIDERS,
+      TemplateRenderer,
+      JobScheduler,
+      ...STEP_HANDLERS,
+      StepRunner,
+      NotificationsWorker,
     ];
     return {
       ...base,

@@ -1,3 +1,5 @@
+import type { Type } from '@nestjs/common';
+import type { DeliveryProvider } from './providers/delivery-provider';
 import type { WorkflowDefinition } from './workflows/workflow-definition';
 
 /**
@@ -30,6 +32,14 @@ export interface NotificationsModuleOptions {
    * decrypted credentials.
    */
   sessionAuth?: (bearerToken: string) => Promise<SessionPrincipal | null>;
+  /**
+   * Extra delivery providers: classes extending {@link DeliveryProvider}. A provider whose
+   * `providerId` is one of the built-in ones (`email-webhook`, `generic-sms`, `chat-webhook`,
+   * `push-webhook`) replaces it. The module instantiates each class once through Nest DI, in its own
+   * scope: constructors may inject the module's providers, `extraProviders`, the modules given in
+   * `forRootAsync({ imports })`, and global modules. Nest lifecycle hooks are not called on them.
+   */
+  providers?: Type<DeliveryProvider>[];
   /** Idempotency of POST and PATCH requests carrying an `Idempotency-Key`. */
   idempotency?: {
     /** @default true */
@@ -38,6 +48,38 @@ export interface NotificationsModuleOptions {
     ttlSeconds?: number;
     /** How long a request in flight blocks its key before a crashed owner's key is reclaimed. @default 300 */
     lockSeconds?: number;
+  };
+  /**
+   * The delivery worker: runs the jobs of triggered workflows from the queue. Every instance of the
+   * host app with the worker enabled takes part; PostgreSQL hands each job to exactly one of them.
+   */
+  worker?: {
+    /** False gives an API-only instance: triggers are accepted and queued, another instance runs them. @default true */
+    enabled?: boolean;
+    /** Polling loops per process, each running one batch at a time. @default 2 */
+    concurrency?: number;
+    /** Jobs a loop takes from the queue at once and runs set-based. @default 50 */
+    batchSize?: number;
+    /** How often an idle loop looks for due jobs (pg-boss allows at least 0.5). @default 0.5 */
+    pollingIntervalSeconds?: number;
+  };
+  /** The job queue (pg-boss, in the same PostgreSQL). */
+  queue?: {
+    /**
+     * A separate connection for the queue. By default the queue runs its statements on the ORM's
+     * connection pool, which keeps enqueueing inside the trigger's transaction.
+     */
+    connectionString?: string;
+    /** The schema pg-boss keeps its tables in. @default 'pgboss' */
+    schema?: string;
+    /** A job a worker has held this long is considered lost (crashed worker) and handed out again. @default 300 */
+    expireInSeconds?: number;
+    /** How often pg-boss looks for lost jobs and archives old ones. @default 60 */
+    maintenanceIntervalSeconds?: number;
+    /** Retries of a batch that failed with an unexpected error (a failed send is not one). @default 5 */
+    retryLimit?: number;
+    /** Seconds before such a retry. @default 5 */
+    retryDelaySeconds?: number;
   };
   /** API-key authentication. */
   auth?: {
@@ -65,8 +107,19 @@ export interface ResolvedNotificationsOptions {
   readonly encryptionKey: string;
   readonly workflows: readonly WorkflowDefinition[];
   readonly sessionAuth?: (bearerToken: string) => Promise<SessionPrincipal | null>;
+  /** The host's delivery provider classes (`options.providers`), in the given order. */
+  readonly providers: readonly Type<DeliveryProvider>[];
   readonly idempotency: { readonly enabled: boolean; readonly ttlSeconds: number; readonly lockSeconds: number };
   readonly auth: { readonly apiKeyCacheSeconds: number };
+  readonly worker: { readonly enabled: boolean; readonly concurrency: number; readonly batchSize: number; readonly pollingIntervalSeconds: number };
+  readonly queue: {
+    readonly connectionString?: string;
+    readonly schema: string;
+    readonly expireInSeconds: number;
+    readonly maintenanceIntervalSeconds: number;
+    readonly retryLimit: number;
+    readonly retryDelaySeconds: number;
+  };
 }
 
 /**
@@ -106,11 +159,60 @@ export function resolveNotificationsOptions(options: NotificationsModuleOptions)
       throw new InvalidNotificationsOptionsError(`\`${name}\` must be a non-negative number of seconds.`);
     }
   }
+  const worker = {
+    enabled: options.worker?.enabled ?? true,
+    concurrency: options.worker?.concurrency ?? 2,
+    batchSize: options.worker?.batchSize ?? 50,
+    pollingIntervalSeconds: options.worker?.pollingIntervalSeconds ?? 0.5,
+  };
+  const queue = {
+    connectionString: options.queue?.connectionString,
+    schema: options.queue?.schema ?? 'pgboss',
+    expireInSeconds: options.queue?.expireInSeconds ?? 300,
+    maintenanceIntervalSeconds: options.queue?.maintenanceIntervalSeconds ?? 60,
+    retryLimit: options.queue?.retryLimit ?? 5,
+    retryDelaySeconds: options.queue?.retryDelaySeconds ?? 5,
+  };
+  for (const [name, value, min] of [
+    ['worker.concurrency', worker.concurrency, 1],
+    ['worker.batchSize', worker.batchSize, 1],
+    ['queue.expireInSeconds', queue.expireInSeconds, 1],
+    ['queue.maintenanceIntervalSeconds', queue.maintenanceIntervalSeconds, 1],
+    ['queue.retryLimit', queue.retryLimit, 0],
+    ['queue.retryDelaySeconds', queue.retryDelaySeconds, 0],
+  ] as const) {
+    if (!Number.isInteger(value) || value < min) throw new InvalidNotificationsOptionsError(`\`${name}\` must be an integer of at least ${min}.`);
+  }
+  if (!(worker.pollingIntervalSeconds >= 0.5)) {
+    throw new InvalidNotificationsOptionsError('`worker.pollingIntervalSeconds` must be at least 0.5 (pg-boss polls no faster).');
+  }
+  if (!/^[a-z_][a-z0-9_]*$/i.test(queue.schema)) throw new InvalidNotificationsOptionsError('`queue.schema` must be a plain SQL identifier.');
   return Object.freeze({
     encryptionKey: options.encryptionKey,
     workflows: Object.freeze([...(options.workflows ?? [])]),
     sessionAuth: options.sessionAuth,
+    providers: resolveProviderClasses(options.providers),
     idempotency: Object.freeze({ enabled: options.idempotency?.enabled ?? true, ttlSeconds, lockSeconds }),
     auth: Object.freeze({ apiKeyCacheSeconds }),
+    worker: Object.freeze(worker),
+    queue: Object.freeze(queue),
   });
+}
+
+/** Checks `options.providers`: a list of classes with a `send` method (a class, not an instance). */
+function resolveProviderClasses(providers: NotificationsModuleOptions['providers']): readonly Type<DeliveryProvider>[] {
+  if (providers === undefined) return Object.freeze([]);
+  if (!Array.isArray(providers)) {
+    throw new InvalidNotificationsOptionsError('`providers` must be an array of DeliveryProvider classes.');
+  }
+  providers.forEach((provider: unknown, index) => {
+    // An instance or a factory function here would only fail later, deep in DI; name the entry now.
+    const isClass = typeof provider === 'function' && typeof (provider.prototype as { send?: unknown } | undefined)?.send === 'function';
+    if (!isClass) {
+      throw new InvalidNotificationsOptionsError(
+        `\`providers[${index}]\` must be a class extending DeliveryProvider (pass the class itself, e.g. \`providers: [MyProvider]\`).`,
+      );
+    }
+  });
+  return Object.freeze([...providers]);
 }

@@ -31,6 +31,7 @@ export interface MessageContentBlock {
 @Index({ name: 'ntf_message_transaction_idx', properties: ['environmentId', 'transactionId'] })
 @Index({ name: 'ntf_message_notification_idx', properties: ['notificationId'] })
 @Index({ name: 'ntf_message_environment_created_idx', properties: ['environmentId', 'createdAt', 'id'] })
+@Index({ name: 'ntf_message_channel_idx', properties: ['environmentId', 'channel', 'createdAt', 'id'] })
 export class MessageEntity extends EnvironmentScopedEntity {
   @Property({ type: 'text', fieldName: 'notification_id' })
   notificationId!: string;

@@ -47,7 +47,7 @@ export function toMessageResponse(message: MessageEntity): MessageResponseDto {
 }
 
 /** The stored CTA, or `{}`: the SDK requires an object even when the message has no call to action. */
-function ctaOf(message: MessageEntity): MessageCtaDto {
+export function ctaOf(message: MessageEntity): MessageCtaDto {
   const cta: unknown = message.cta;
   return cta && typeof cta === 'object' && !Array.isArray(cta) ? (cta as MessageCtaDto) : {};
 }

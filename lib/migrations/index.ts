@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121000000Initial } from './Migration20261121000000Initial';
+import { Migration20261121120000Pipeline } from './Migration20261121120000Pipeline';
 
 /**
  * The module's migrations, in order, for MikroORM's `migrations.migrationsList`. Apply them with the
@@ -8,4 +9,5 @@ import { Migration20261121000000Initial } from './Migration20261121000000Initial
  */
 export const NOTIFICATIONS_MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000Initial', class: Migration20261121000000Initial },
+  { name: 'Migration20261121120000Pipeline', class: Migration20261121120000Pipeline },
 ];

@@ -12,6 +12,15 @@ import type { StepMetadata, StoredStep } from '../workflows/workflow-definition'
 @Index({ name: 'ntf_job_notification_idx', properties: ['notificationId', 'createdAt', 'id'] })
 @Index({ name: 'ntf_job_transaction_idx', properties: ['environmentId', 'transactionId'] })
 @Index({ name: 'ntf_job_parent_idx', properties: ['parentId'] })
+@Index({
+  name: 'ntf_job_group_idx',
+  expression:
+    'create index "ntf_job_group_idx" on "ntf_job" ("environment_id", "workflow_id", "subscriber_id", "type", "group_key", "created_at") where "group_key" is not null',
+})
+@Index({
+  name: 'ntf_job_merged_digest_idx',
+  expression: 'create index "ntf_job_merged_digest_idx" on "ntf_job" ("merged_digest_id") where "merged_digest_id" is not null',
+})
 export class JobEntity extends EnvironmentScopedEntity {
   @Property({ type: 'text', fieldName: 'notification_id' })
   notificationId!: string;
@@ -67,6 +76,13 @@ export class JobEntity extends EnvironmentScopedEntity {
 
   @Property({ type: 'json', nullable: true })
   error: (Record<string, unknown> & Opt) | null = null;
+
+  /**
+   * Digest and throttle jobs: the value of the step's `digestKey` / `throttleKey` in the payload
+   * (`''` when the step has no key). Events with the same value are digested or throttled together.
+   */
+  @Property({ type: 'text', fieldName: 'group_key', nullable: true })
+  groupKey: (string & Opt) | null = null;
 
   @Property({ type: 'text', fieldName: 'merged_digest_id', nullable: true })
   mergedDigestId: (string & Opt) | null = null;

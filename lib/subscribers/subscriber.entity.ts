@@ -28,6 +28,7 @@ export interface SubscriberChannel {
 @Entity({ tableName: 'ntf_subscriber' })
 @Unique({ name: 'ntf_subscriber_environment_subscriber_unique', properties: ['environmentId', 'subscriberId'] })
 @Index({ name: 'ntf_subscriber_environment_created_idx', properties: ['environmentId', 'createdAt', 'id'] })
+@Index({ name: 'ntf_subscriber_email_idx', properties: ['environmentId', 'email'] })
 export class SubscriberEntity extends EnvironmentScopedEntity {
   @Property({ type: 'text', fieldName: 'subscriber_id' })
   subscriberId!: string;

@@ -1,5 +1,6 @@
 import { MetadataStorage, MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
+import PgBoss from 'pg-boss';
 import { NOTIFICATIONS_MIGRATIONS } from '../../lib';
 import { startEmbeddedPostgres } from '../../sample-app/embedded-database';
 import { createOrmConfig } from '../../sample-app/mikro-orm.config';
@@ -31,6 +32,10 @@ export default async function globalSetup(): Promise<void> {
   );
   await orm.getMigrator().up();
   await orm.close(true);
+  // pg-boss's own schema too, so that each spec's clone starts with it instead of migrating it again.
+  const boss = new PgBoss({ connectionString: withDatabase(adminUrl, TEMPLATE_DATABASE), schema: 'pgboss', supervise: false, schedule: false });
+  await boss.start();
+  await boss.stop({ graceful: false, wait: true, close: true });
   // With a single spec, jest runs it in this very process: entity metadata discovered here (in the
   // setup's realm) must not leak into the spec's realm, where its Maps would be foreign objects.
   MetadataStorage.clear();
