@@ -74,8 +74,9 @@ export class JobScheduler {
       const digestDecisions = await this.scheduleDigests(digests, batch, now);
       digests.forEach((digest, i) => (decisions[digest.index] = digestDecisions[i]));
     }
-    // The reference writes `Step queued` last in every case, even after a merge or a skip.
-    for (const decision of decisions) decision.details.push(line.pending(DETAILS.stepQueued));
+    // The reference writes `Step queued` last in every case, even after a merge or a skip, but not
+    // after a delay or digest it could not schedule: there it rethrows before reaching that line.
+    for (const decision of decisions) if (decision.status !== 'failed') decision.details.push(line.pending(DETAILS.stepQueued));
     return decisions;
   }
 

@@ -61,18 +61,19 @@ export class NotificationsQueue implements OnModuleInit, BeforeApplicationShutdo
       : new PgBoss({ ...common, db: this.executor() });
     this.boss.on('error', (error: Error) => this.logger.error(`Queue error: ${error.message}`, error.stack));
     await this.boss.start();
-    // Idempotent: several instances may start at once against one database.
-    if (!(await this.boss.getQueue(JOBS_QUEUE))) {
-      try {
-        await this.boss.createQueue(JOBS_QUEUE, {
-          name: JOBS_QUEUE,
-          expireInSeconds: queue.expireInSeconds,
-          retryLimit: queue.retryLimit,
-          retryDelay: queue.retryDelaySeconds,
-        });
-      } catch (error) {
-        if (!(await this.boss.getQueue(JOBS_QUEUE))) throw error;
-      }
+    // Several instances may start at once against one database: create the queue if it is missing,
+    // else bring its settings to this instance's options (pg-boss keeps them on the queue row, so
+    // without this a changed `queue` option would never apply to an existing database).
+    const settings = { name: JOBS_QUEUE, expireInSeconds: queue.expireInSeconds, retryLimit: queue.retryLimit, retryDelay: queue.retryDelaySeconds };
+    if (await this.boss.getQueue(JOBS_QUEUE)) {
+      await this.boss.updateQueue(JOBS_QUEUE, settings);
+      return;
+    }
+    try {
+      await this.boss.createQueue(JOBS_QUEUE, settings);
+    } catch (error) {
+      if (!(await this.boss.getQueue(JOBS_QUEUE))) throw error;
+      await this.boss.updateQueue(JOBS_QUEUE, settings);
     }
   }
 

@@ -105,9 +105,11 @@ export class StepRunner {
 
   /** Locks the entries' jobs that still have to run; the rest (already run, canceled, merged) are dropped. */
   private async claim(entries: readonly QueuedJobData[], em: EntityManager): Promise<JobEntity[]> {
+    // DISTINCT: two entries of one job in the same batch (a duplicated or redelivered entry) must
+    // claim it once, or it would run once per entry (a second send, a second log).
     const { rows } = await this.db.query(
       `SELECT j.* FROM ntf_job j
-         JOIN unnest($1::text[], $2::text[]) AS q(id, environment_id) ON j.id = q.id AND j.environment_id = q.environment_id
+         JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS q(id, environment_id) ON j.id = q.id AND j.environment_id = q.environment_id
         WHERE j.status IN ('queued', 'delayed')
         ORDER BY j.id
           FOR UPDATE OF j`,

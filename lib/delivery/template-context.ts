@@ -1,6 +1,7 @@
 import type { SubscriberEntity } from '../subscribers/subscriber.entity';
 import type { RunJob } from './run-context';
-import type { TemplateContext } from './template-renderer';
+import type { StepTemplate } from '../workflows/workflow-definition';
+import type { TemplateContext, TemplateRenderer } from './template-renderer';
 
 /** The subscriber as templates and filters see it (`subscriber.firstName`, `subscriber.data.plan`, ...). */
 export function subscriberView(subscriber: SubscriberEntity | null): Record<string, unknown> {
@@ -34,5 +35,25 @@ export function templateContext(run: RunJob): TemplateContext {
     actor: run.notification.actor,
     context: run.notification.context,
     step: digestView(run),
+  };
+}
+
+/** A step's message after rendering: what the message row and the provider get. */
+export interface RenderedMessage {
+  content: string;
+  subject?: string;
+  title?: string;
+  /** The call to action's URL. */
+  url?: string;
+}
+
+/** Renders every template of a message step. Throws the renderer's error on a bad template. */
+export function renderMessage(renderer: TemplateRenderer, template: StepTemplate | undefined, run: RunJob): RenderedMessage {
+  const context = templateContext(run);
+  return {
+    content: renderer.render(template?.content, context) ?? '',
+    subject: renderer.render(template?.subject, context),
+    title: renderer.render(template?.title, context),
+    url: renderer.render(template?.cta?.data?.url, context),
   };
 }

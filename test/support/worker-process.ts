@@ -11,6 +11,7 @@ import { TEST_ENCRYPTION_KEY } from '../fixtures/app';
  * controllers, the worker on, no HTTP server. Settings come from the environment:
  * `NTF_WORKER_DATABASE_URL`, and `NTF_WORKER_OPTIONS` (JSON merged into the module options).
  * It prints `ready` once the worker polls, and a `ran <n>` line per batch (the StepRunner's debug log).
+ * SIGTERM stops it cleanly (exit code 0); see test/e2e/worker-processes.e2e-spec.ts.
  */
 async function main(): Promise<void> {
   const url = process.env.NTF_WORKER_DATABASE_URL;
@@ -26,7 +27,10 @@ async function main(): Promise<void> {
   class WorkerAppModule {}
 
   const app = await NestFactory.createApplicationContext(WorkerAppModule, { logger: ['error', 'warn', 'log', 'debug'] });
-  app.enableShutdownHooks();
+  // SIGTERM/SIGINT close the app (pg-boss stops gracefully: running batches finish and are completed),
+  // then exit with code 0. Nest's default re-raises the signal instead, which a supervisor (and the
+  // spec) cannot tell apart from being killed.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   new Logger('WorkerProcess').log(`ready pid=${process.pid}`);
 }
 

@@ -8,7 +8,7 @@ import { DeliveryProviderRegistry } from '../../providers/delivery-provider.regi
 import { DETAILS, type DetailDraft, line } from '../execution-log';
 import type { MessageDraft, RunJob, StepBatch, StepHandler, StepOutcome } from '../run-context';
 import { matchesFilters } from '../step-conditions';
-import { subscriberView, templateContext } from '../template-context';
+import { type RenderedMessage, renderMessage, subscriberView } from '../template-context';
 import { TemplateRenderer } from '../template-renderer';
 
 /** Sends of one batch in flight at once: enough to hide vendor latency, few enough to be polite. */
@@ -89,15 +89,9 @@ export class ChannelStep implements StepHandler {
     if (channel === 'push' && !recipient.deviceTokens?.length) return fail(DETAILS.missingDeviceTokens, undefined, providerId);
 
     const template = run.step.template ?? {};
-    const context = templateContext(run);
-    let rendered: { content: string; subject?: string; title?: string; url?: string };
+    let rendered: RenderedMessage;
     try {
-      rendered = {
-        content: this.renderer.render(template.content, context) ?? '',
-        subject: this.renderer.render(template.subject, context),
-        title: this.renderer.render(template.title, context),
-        url: this.renderer.render(template.cta?.data?.url, context),
-      };
+      rendered = renderMessage(this.renderer, template, run);
     } catch (error) {
       return fail(DETAILS.contentNotGenerated, { error: (error as Error).message }, providerId);
     }

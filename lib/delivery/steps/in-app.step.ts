@@ -3,7 +3,7 @@ import { IN_HOUSE_PROVIDER_ID } from '../../common/enums';
 import { generateId } from '../../common/id';
 import { DETAILS, line } from '../execution-log';
 import type { RunJob, StepHandler, StepOutcome } from '../run-context';
-import { templateContext } from '../template-context';
+import { type RenderedMessage, renderMessage } from '../template-context';
 import { TemplateRenderer } from '../template-renderer';
 
 /**
@@ -23,15 +23,9 @@ export class InAppStep implements StepHandler {
 
   private deliver(run: RunJob): StepOutcome {
     const template = run.step.template ?? {};
-    const context = templateContext(run);
-    let rendered: { content: string; subject?: string; title?: string; url?: string };
+    let rendered: RenderedMessage;
     try {
-      rendered = {
-        content: this.renderer.render(template.content, context) ?? '',
-        subject: this.renderer.render(template.subject, context),
-        title: this.renderer.render(template.title, context),
-        url: this.renderer.render(template.cta?.data?.url, context),
-      };
+      rendered = renderMessage(this.renderer, template, run);
     } catch (error) {
       return {
         status: 'failed',
