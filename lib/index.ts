@@ -30,6 +30,11 @@ export { NotificationTriggerVariableDto } from './common/dto/notification-trigge
 export * from './common/enums';
 export type { FieldFilterPart, StepFilter } from './common/step-filter';
 
+// The worker and its queue
+export { JOBS_QUEUE, NotificationsQueue, type QueuedJobData, type QueueEntry } from './delivery/notifications-queue';
+export { NotificationsWorker } from './delivery/notifications-worker';
+export { type TemplateContext, TemplateRenderer, TemplateRenderError } from './delivery/template-renderer';
+
 // Delivery providers
 export {
   BUILT_IN_DELIVERY_PROVIDERS,
@@ -102,7 +107,16 @@ export {
   type TriggerTenantInput,
   type TriggerTopicInput,
 } from './events/trigger-event';
-export type { StepDefinition, StepMetadata, StepTemplate, StoredStep, WorkflowDefinition } from './workflows/workflow-definition';
+export type {
+  CustomStepContext,
+  CustomStepHandler,
+  HttpRequestDefinition,
+  StepDefinition,
+  StepMetadata,
+  StepTemplate,
+  StoredStep,
+  WorkflowDefinition,
+} from './workflows/workflow-definition';
 
 // Controllers
 export { SubscribersController } from './subscribers/subscribers.controller';
