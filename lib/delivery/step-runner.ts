@@ -123,10 +123,16 @@ export class StepRunner {
   private async loadContext(jobs: JobEntity[], em: EntityManager) {
     const environments = [...new Set(jobs.map((j) => j.environmentId))];
     // One after the other: they share the transaction's connection, which runs one statement at a time.
-    const subscribers = await this.db.query('SELECT * FROM ntf_subscriber WHERE environment_id = ANY($1::text[]) AND id = ANY($2::text[])', [environments, [...new Set(jobs.map((j) => j.subscriberId))]], em);
     const notifications = await this.db.query<{ id: string; to: Record<string, unknown>; tenant: Record<string, unknown> | null; actor: Record<string, unknown> | null; context: Record<string, unknown> | null; critical: boolean }>(
       'SELECT id, "to", tenant, actor, context, critical FROM ntf_notification WHERE environment_id = ANY($1::text[]) AND id = ANY($2::text[])',
       [environments, [...new Set(jobs.map((j) => j.notificationId))]],
+      em,
+    );
+    // The runs' subscribers, and the actors' (templates read `actor.firstName` even when the trigger gave only an id).
+    const actorIds = notifications.rows.map((n) => n.actor?.subscriberId).filter((id): id is string => typeof id === 'string');
+    const subscribers = await this.db.query(
+      'SELECT * FROM ntf_subscriber WHERE environment_id = ANY($1::text[]) AND (id = ANY($2::text[]) OR subscriber_id = ANY($3::text[]))',
+      [environments, [...new Set(jobs.map((j) => j.subscriberId))], [...new Set(actorIds)]],
       em,
     );
     const workflows = await this.db.query<{ id: string; identifier: string; critical: boolean; preference_settings: RunWorkflow['preferenceSettings']; tags: string[]; step_ids: string[] | null }>(
@@ -141,9 +147,18 @@ export class StepRunner {
       [environments],
       em,
     );
-    const subscriberById = new Map(this.db.read(SubscriberEntity, subscribers.rows).map((s) => [s.id, s]));
+    const loaded = this.db.read(SubscriberEntity, subscribers.rows);
+    const subscriberById = new Map(loaded.map((s) => [s.id, s]));
+    const actorOf = (environmentId: string, actor: Record<string, unknown> | null) => {
+      const stored = actor && loaded.find((s) => s.environmentId === environmentId && s.subscriberId === actor.subscriberId);
+      return stored ? { ...subscriberView(stored), ...actor } : actor;
+    };
+    const environmentOf = new Map(jobs.map((j) => [j.notificationId, j.environmentId]));
     const notificationById = new Map<string, RunNotification>(
-      notifications.rows.map((n) => [n.id, { id: n.id, to: n.to, tenant: n.tenant, actor: n.actor, context: n.context, critical: n.critical }]),
+      notifications.rows.map((n) => [
+        n.id,
+        { id: n.id, to: n.to, tenant: n.tenant, actor: actorOf(environmentOf.get(n.id)!, n.actor), context: n.context, critical: n.critical },
+      ]),
     );
     const workflowById = new Map<string, RunWorkflow>(
       workflows.rows.map((w) => [

@@ -59,4 +59,15 @@ describe('the trigger pipeline: in-app delivery', () => {
       { type: 'in_app', status: 'completed', details: ['Step created', 'Step queued', 'Start sending message', 'Message created', 'Message sent'] },
     ]);
   });
+
+  it('renders the actor from its stored subscriber when the trigger names it by id', async () => {
+    await createWorkflow(t.app, env.environmentId, { identifier: 'mention', name: 'Mention', steps: [{ type: 'in_app', template: { content: '{{ actor.firstName }} mentioned you' } }] });
+    await triggerBulk(t, env, [{ name: 'welcome', to: { subscriberId: 'boss', firstName: 'Grace' }, payload: { order: { id: 1 } } }]);
+    const [result] = await triggerBulk(t, env, [{ name: 'mention', to: 'ann', actor: 'boss' }]);
+    const [message] = await eventually(async () => {
+      const found = await rows<{ content: string }>(t, 'SELECT content FROM ntf_message WHERE transaction_id = $1', [result.transactionId]);
+      return found.length === 1 && found;
+    });
+    expect(message.content).toBe('Grace mentioned you');
+  });
 });
