@@ -1,17 +1,12 @@
-import { MikroORM } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { INestApplicationContext } from '@nestjs/common';
-import { ObjectId } from 'bson';
 import {
   ChannelConnectionsService,
   EnvironmentsService,
-  ExecutionDetailEntity,
+  EventsService,
   IntegrationsService,
-  JobEntity,
-  MessageEntity,
-  NotificationEntity,
-  type SubscriberEntity,
+  NotificationsService,
   SubscribersService,
+  type WorkflowDefinition,
   WorkflowsService,
 } from '../lib';
 
@@ -19,8 +14,14 @@ import {
 export interface SeededDemo {
   environmentId: string;
   apiKey: string;
+  /** The demo trigger's transaction: one notification per demo subscriber. */
+  transactionId: string;
+  /** Ada's notification of that trigger. */
   notificationId: string;
 }
+
+/** The identifier of the demo workflow, as a trigger names it. */
+export const DEMO_WORKFLOW = 'demo-welcome';
 
 const DEMO_SUBSCRIBERS = [
   { subscriberId: 'ada', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', phone: '+15550000001', locale: 'en-GB' },
@@ -29,9 +30,44 @@ const DEMO_SUBSCRIBERS = [
 ];
 
 /**
+ * The demo workflow: an in-app welcome at once, then, after a short delay, a digest that gathers the
+ * subscriber's events of the next 20 seconds into one in-app summary. Only in-app steps: the sample
+ * app has no receiver for webhook providers, and the seeded vendor integrations hold fake credentials.
+ */
+const DEMO_WORKFLOW_DEFINITION: WorkflowDefinition = {
+  identifier: DEMO_WORKFLOW,
+  name: 'Demo welcome',
+  description: 'Greets a new user in the app, then sums up what happened in their first moments.',
+  tags: ['onboarding'],
+  steps: [
+    {
+      type: 'in_app',
+      name: 'In-app welcome',
+      template: {
+        subject: 'Welcome!',
+        content: 'Welcome, {{ subscriber.firstName | default: "friend" }}! Your {{ payload.plan | default: "free" }} plan is ready.',
+        cta: { type: 'redirect', data: { url: '/start?plan={{ payload.plan }}' } },
+      },
+    },
+    { type: 'delay', name: 'Let them look around', metadata: { type: 'regular', amount: 10, unit: 'seconds' } },
+    { type: 'digest', name: 'Gather updates', metadata: { type: 'regular', amount: 20, unit: 'seconds' } },
+    {
+      type: 'in_app',
+      name: 'In-app summary',
+      template: {
+        content:
+          '{{ step.total_count }} update(s) since you joined: {% for event in step.events %}{{ event.update }}{% unless forloop.last %}, {% endunless %}{% endfor %}.',
+      },
+    },
+  ],
+};
+
+/**
  * Seeds a demo environment through the module's own services: subscribers, integrations of several
- * channels (with credentials, stored encrypted), a few hundred channel connections, a workflow, and
- * one notification with its jobs, execution details and in-app messages.
+ * channels (with credentials, stored encrypted), a few hundred channel connections and the demo
+ * workflow, then triggers that workflow once through `EventsService.triggerBulk`, exactly as
+ * `POST /v1/events/trigger/bulk` does: the notifications, jobs, execution details and in-app messages
+ * of the demo are written by the worker running in the app. Needs the app initialised (queue started).
  */
 export async function seedDemo(app: INestApplicationContext): Promise<SeededDemo> {
   const { environment, apiKey } = await app.get(EnvironmentsService).create({ name: 'Demo' });
@@ -64,8 +100,7 @@ export async function seedDemo(app: INestApplicationContext): Promise<SeededDemo
   });
 
   const subscribers = app.get(SubscribersService);
-  const stored: SubscriberEntity[] = [];
-  for (const subscriber of DEMO_SUBSCRIBERS) stored.push(await subscribers.upsert(environmentId, subscriber));
+  for (const subscriber of DEMO_SUBSCRIBERS) await subscribers.upsert(environmentId, subscriber);
 
   const connections = app.get(ChannelConnectionsService);
   for (let i = 0; i < 300; i++) {
@@ -81,118 +116,16 @@ export async function seedDemo(app: INestApplicationContext): Promise<SeededDemo
     });
   }
 
-  const workflow = await app.get(WorkflowsService).upsert(environmentId, {
-    identifier: 'welcome',
-    name: 'Welcome',
-    description: 'Greets a new user in the app and by email.',
-    tags: ['onboarding'],
-    steps: [
-      { type: 'in_app', name: 'In-app welcome', template: { content: 'Welcome, {{ subscriber.firstName }}!', cta: { type: 'redirect', data: { url: '/start' } } } },
-      { type: 'email', name: 'Welcome email', template: { subject: 'Welcome {{ subscriber.firstName }}', content: '<p>Glad to have you.</p>' } },
-    ],
-  });
-
-  const orm = app.get(MikroORM);
-  const notificationId = await orm.em.fork().transactional((em) => seedNotification(em as EntityManager, environmentId, environment.organizationId, stored[0], workflow));
-  return { environmentId, apiKey, notificationId };
-}
-
-/**
- * One delivered run of the welcome workflow for Ada, written as the pipeline writes it: a trigger job
- * and one job per step, chained, each with its execution details, and the in-app message.
- */
-async function seedNotification(
-  em: EntityManager,
-  environmentId: string,
-  organizationId: string,
-  subscriber: { id: string; subscriberId: string },
-  workflow: { id: string; identifier: string; tags: string[]; steps: { _id: string; _templateId: string; type: string }[] },
-): Promise<string> {
-  const scope = { environmentId, organizationId };
-  const transactionId = `txn_${new ObjectId().toHexString()}`;
-  const start = Date.now() - 60_000;
-  const at = (ms: number) => new Date(start + ms);
-  const notification = em.create(NotificationEntity, {
-    ...scope,
-    subscriberId: subscriber.id,
-    workflowId: workflow.id,
-    transactionId,
-    channels: ['in_app', 'email'],
-    payload: { plan: 'pro' },
-    to: { subscriberId: subscriber.subscriberId },
-    tags: workflow.tags,
-    createdAt: at(0),
-    updatedAt: at(0),
-  });
-  const chain = [
-    { type: 'trigger' as const, step: { _id: '', _templateId: '', type: 'trigger' as const, active: true, filters: [] as [] }, providerId: 'novu' },
-    { type: 'in_app' as const, step: { ...workflow.steps[0], active: true, shouldStopOnFail: false, filters: [] }, providerId: 'novu' },
-    { type: 'email' as const, step: { ...workflow.steps[1], active: true, shouldStopOnFail: false, filters: [] }, providerId: 'sendgrid' },
-  ];
-  let parentId: string | null = null;
-  let ms = 10;
-  for (const link of chain) {
-    const job: JobEntity = em.create(JobEntity, {
-      ...scope,
-      notificationId: notification.id,
-      subscriberId: subscriber.id,
-      externalSubscriberId: subscriber.subscriberId,
-      workflowId: workflow.id,
-      identifier: workflow.identifier,
-      transactionId,
-      parentId,
-      type: link.type,
-      status: 'completed',
-      step: link.step as JobEntity['step'],
-      payload: notification.payload,
-      providerId: link.providerId,
-      createdAt: at(ms),
-      updatedAt: at(ms + 500),
-    });
-    parentId = job.id;
-    const details = ['Step created', 'Step queued', 'Start sending message'];
-    let messageId: string | null = null;
-    if (link.type === 'in_app') {
-      const message = em.create(MessageEntity, {
-        ...scope,
-        notificationId: notification.id,
-        subscriberId: subscriber.id,
-        jobId: job.id,
-        workflowId: workflow.id,
-        messageTemplateId: link.step._templateId,
-        templateIdentifier: workflow.identifier,
-        transactionId,
-        channel: 'in_app',
-        providerId: 'novu',
-        content: 'Welcome, Ada!',
-        cta: { type: 'redirect', data: { url: '/start' } },
-        payload: notification.payload,
-        createdAt: at(ms + 300),
-        updatedAt: at(ms + 300),
-      });
-      messageId = message.id;
-    }
-    if (link.type !== 'trigger') details.push('Message created', 'Message sent');
-    details.forEach((detail, index) => {
-      em.create(ExecutionDetailEntity, {
-        ...scope,
-        jobId: job.id,
-        notificationId: notification.id,
-        workflowId: workflow.id,
-        subscriberId: subscriber.id,
-        externalSubscriberId: subscriber.subscriberId,
-        messageId: detail.startsWith('Message') ? messageId : null,
-        providerId: link.providerId,
-        transactionId,
-        channel: link.type,
-        detail,
-        status: detail === 'Message sent' ? 'Success' : 'Pending',
-        createdAt: at(ms + 100 + index * 50),
-        updatedAt: at(ms + 100 + index * 50),
-      });
-    });
-    ms += 1000;
+  await app.get(WorkflowsService).upsert(environmentId, DEMO_WORKFLOW_DEFINITION);
+  // One event for every demo subscriber, and a second one for Ada: her two events meet in the digest.
+  const [welcome, followUp] = await app.get(EventsService).triggerBulk(environmentId, [
+    { name: DEMO_WORKFLOW, to: DEMO_SUBSCRIBERS.map(({ subscriberId }) => subscriberId), payload: { plan: 'pro', update: 'account created' } },
+    { name: DEMO_WORKFLOW, to: 'ada', payload: { plan: 'pro', update: 'profile completed' } },
+  ]);
+  for (const result of [welcome, followUp]) {
+    if (result.status !== 'processed') throw new Error(`The demo trigger answered ${result.status}: ${JSON.stringify(result.error ?? [])}`);
   }
-  await em.flush();
-  return notification.id;
+  const transactionId = welcome.transactionId!;
+  const { data } = await app.get(NotificationsService).list(environmentId, { transactionId, subscriberIds: 'ada' });
+  return { environmentId, apiKey, transactionId, notificationId: data[0].notification.id };
 }

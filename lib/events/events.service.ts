@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
@@ -501,7 +502,7 @@ export class EventsService {
                 payload jsonb, overrides jsonb, tenant jsonb, actor_id text)
        ), st AS (
          SELECT * FROM jsonb_to_recordset($4::jsonb) AS s(i int, type text, step jsonb, digest jsonb, provider_id text)
-       )
+       ), inserted_jobs AS (
        INSERT INTO ntf_job (id, environment_id, organization_id, created_at, updated_at, notification_id, subscriber_id,
          external_subscriber_id, workflow_id, identifier, transaction_id, parent_id, type, status, step, digest, payload,
          overrides, tenant, actor_id, provider_id, error, group_key, merged_digest_id, expire_at)
@@ -515,7 +516,19 @@ export class EventsService {
          FROM unnest($5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
               AS j(id, e, st, notification_id, subscriber_id, external_subscriber_id, parent_id, trigger_step_id, trigger_template_id, group_key)
          JOIN ev ON ev.i = j.e
-         LEFT JOIN st ON st.i = j.st`,
+         LEFT JOIN st ON st.i = j.st
+       RETURNING id, environment_id, organization_id, notification_id, workflow_id, subscriber_id, external_subscriber_id, transaction_id, type
+       )
+       -- The lines' other columns are their job's, taken from the rows just inserted: one statement for both
+       -- tables, and no look-up of ntf_job (which the planner may scan as a whole when it grows).
+       INSERT INTO ntf_execution_detail (id, environment_id, organization_id, created_at, updated_at, job_id, notification_id,
+         workflow_id, subscriber_id, external_subscriber_id, message_id, provider_id, transaction_id, channel, detail, source,
+         status, is_test, is_retry, raw, webhook_status)
+       SELECT d.id, j.environment_id, j.organization_id, now(), now(), j.id, j.notification_id,
+              j.workflow_id, j.subscriber_id, j.external_subscriber_id, NULL, NULL, j.transaction_id, j.type, d.detail, 'Internal',
+              'Pending', false, false, NULL, NULL
+         FROM unnest($16::text[], $17::text[], $18::text[]) AS d(id, job_id, detail)
+         JOIN inserted_jobs j ON j.id = d.job_id`,
       [
         environmentId,
         organizationId,
@@ -532,20 +545,10 @@ export class EventsService {
         jobs.triggerTemplateId,
         jobs.groupKey,
         IN_HOUSE_PROVIDER_ID,
+        details.id,
+        details.job,
+        details.detail,
       ],
-      em,
-    );
-    // The other columns are the job's: read back from the rows just inserted (same transaction).
-    await this.db.query(
-      `INSERT INTO ntf_execution_detail (id, environment_id, organization_id, created_at, updated_at, job_id, notification_id,
-         workflow_id, subscriber_id, external_subscriber_id, message_id, provider_id, transaction_id, channel, detail, source,
-         status, is_test, is_retry, raw, webhook_status)
-       SELECT d.id, j.environment_id, j.organization_id, now(), now(), j.id, j.notification_id,
-              j.workflow_id, j.subscriber_id, j.external_subscriber_id, NULL, NULL, j.transaction_id, j.type, d.detail, 'Internal',
-              'Pending', false, false, NULL, NULL
-         FROM unnest($2::text[], $3::text[], $4::text[]) AS d(id, job_id, detail)
-         JOIN ntf_job j ON j.id = d.job_id AND j.environment_id = $1`,
-      [environmentId, details.id, details.job, details.detail],
       em,
     );
     return entries;
@@ -573,13 +576,24 @@ function selectProvider(step: StoredStep, integrations: IntegrationRow[]): strin
   return (named ?? active.find((integration) => integration.primary) ?? active[0])?.provider_id ?? IN_HOUSE_PROVIDER_ID;
 }
 
-/** Digest and throttle jobs: the payload value of the step's key (`''` without a key or a value). */
+/**
+ * Longest group key stored as is. `group_key` is in a B-tree index, whose entries hold at most about
+ * 2.7 kB: a longer payload value would fail the whole request's INSERT (a 500).
+ */
+const MAX_GROUP_KEY_LENGTH = 255;
+
+/**
+ * Digest and throttle jobs: the payload value of the step's key (`''` without a key or a value). Keys
+ * are only compared for equality, so a value longer than {@link MAX_GROUP_KEY_LENGTH} is stored as
+ * its SHA-256 instead.
+ */
 function groupKeyOf(step: StoredStep, payload: Record<string, unknown>): string | null {
   const path = step.type === 'digest' ? step.metadata?.digestKey : step.type === 'throttle' ? step.metadata?.throttleKey : null;
   if (path === null) return null;
   if (!path) return '';
   const value = readPath(payload, path);
-  return value === undefined || value === null ? '' : String(value);
+  const key = value === undefined || value === null ? '' : String(value);
+  return key.length > MAX_GROUP_KEY_LENGTH ? `sha256:${createHash('sha256').update(key).digest('hex')}` : key;
 }
 
 /**

@@ -8,8 +8,9 @@ export const MAX_BULK_EVENTS = 100;
 export const MAX_RECIPIENTS_PER_EVENT = 100;
 
 /**
- * Longest `subscriberId` and `transactionId` accepted. Both are indexed, and a B-tree entry holds at
- * most about 2.7 kB: a longer value would fail deep in an INSERT (a 500) instead of being refused.
+ * Longest `subscriberId`, `transactionId` and subscriber `email` accepted. All are indexed, and a
+ * B-tree entry holds at most about 2.7 kB: a longer value would fail deep in an INSERT (a 500) instead
+ * of being refused.
  */
 export const MAX_IDENTIFIER_LENGTH = 255;
 
@@ -242,8 +243,10 @@ function parseSubscriber(value: unknown, path: string, errors: string[]): Parsed
   for (const field of SUBSCRIBER_TEXT_FIELDS) {
     const v = value[field];
     if (v === undefined) continue;
-    if (v === null || typeof v === 'string') fields[field] = v;
-    else errors.push(`${path}.${field} must be a string or null`);
+    if (v !== null && typeof v !== 'string') errors.push(`${path}.${field} must be a string or null`);
+    else if (field === 'email' && v !== null && v.length > MAX_IDENTIFIER_LENGTH) {
+      errors.push(`${path}.email must be shorter than or equal to ${MAX_IDENTIFIER_LENGTH} characters`);
+    } else fields[field] = v;
   }
   if (value.data !== undefined) {
     if (value.data === null || isPlainObject(value.data)) fields.data = value.data;

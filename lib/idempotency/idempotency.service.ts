@@ -64,7 +64,7 @@ export class IdempotencyService {
   async complete(recordId: string, statusCode: number, body: unknown): Promise<void> {
     await this.db.query(
       `UPDATE ntf_idempotency_record SET status = 'completed', status_code = $2, response_body = $3::jsonb WHERE id = $1`,
-      [recordId, statusCode, JSON.stringify(body ?? null)],
+      [recordId, statusCode, storableJson(body ?? null)],
     );
   }
 
@@ -82,4 +82,17 @@ export class IdempotencyService {
       .query('DELETE FROM ntf_idempotency_record WHERE expires_at < now()')
       .catch((error: unknown) => this.logger.warn(`Purging expired idempotency records failed: ${String(error)}`));
   }
+}
+
+/**
+ * The JSON text of a response, in a form PostgreSQL's jsonb accepts. jsonb refuses the escapes of
+ * U+0000 and of unpaired UTF-16 surrogates, which a response holds when it echoes bad input (a 422
+ * naming a field whose key has a NUL, a bulk result echoing a malformed transactionId): storing it as
+ * is would turn that 4xx into a 500. Such escapes become U+FFFD in the stored copy, so a replay shows
+ * the replacement character where the original response had the unstorable one. `JSON.stringify`
+ * escapes only unpaired surrogates (paired ones are written as is), and an escape counts only when
+ * preceded by an even number of backslashes (`\\u0000` is a backslash followed by text).
+ */
+function storableJson(body: unknown): string {
+  return JSON.stringify(body).replace(/(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi, '$1\\ufffd');
 }

@@ -55,8 +55,8 @@ function kindOf(text: string): string {
     [/INSERT INTO ntf_subscriber/, 'upsert subscribers'],
     [/UPDATE ntf_tenant/, 'update tenants'],
     [/INSERT INTO ntf_notification/, 'insert notifications'],
-    [/INSERT INTO ntf_job/, 'insert jobs'],
-    [/INSERT INTO ntf_execution_detail/, 'insert execution details'],
+    // Jobs and their `Step created` lines are one statement (the lines join the jobs it returns).
+    [/INSERT INTO ntf_job[\s\S]*INSERT INTO ntf_execution_detail/, 'insert jobs and execution details'],
     [/INSERT INTO "?pgboss"?\.job/i, 'enqueue'],
   ];
   return known.find(([pattern]) => pattern.test(sql))?.[1] ?? sql.slice(0, 80);
@@ -682,8 +682,7 @@ describe.each(ADAPTERS)('POST /v1/events/trigger/bulk (%s)', (adapter) => {
         'upsert subscribers',
         'update tenants',
         'insert notifications',
-        'insert jobs',
-        'insert execution details',
+        'insert jobs and execution details',
         'enqueue',
         'COMMIT',
       ];

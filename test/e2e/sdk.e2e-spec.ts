@@ -1,10 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import { Novu } from '@novu/api';
+import { verifyWebhookSignature } from '../../lib';
 import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { seedManyChannelConnections } from '../fixtures/channel-connection.factory';
 import { createEnvironment, createIntegration, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 import { createMessages } from '../fixtures/message.factory';
 import { createNotification, createWorkflow } from '../fixtures/notification.factory';
+import { eventually, FAST_WORKER, rows } from '../fixtures/pipeline';
+import { WebhookReceiver } from '../fixtures/webhook-receiver';
+
+/** Job statuses after which a job never changes again. */
+const FINAL_JOB_STATUSES = ['completed', 'failed', 'canceled', 'skipped', 'merged'];
+const WEBHOOK_SECRET = 'whsec-sdk-loop';
 
 /**
  * Drives the running app with Novu's official SDK (`@novu/api`), unchanged but for its `serverURL`.
@@ -12,17 +19,21 @@ import { createNotification, createWorkflow } from '../fixtures/notification.fac
  * non-nullable optionals), so each call below that returns is a call whose body parsed.
  */
 describe.each(ADAPTERS)('the official SDK against the app (%s)', (adapter) => {
-  const t = useTestApp(adapter);
+  // The worker runs in the app, polling fast, so the full loop below completes in a few seconds.
+  const t = useTestApp(adapter, { options: FAST_WORKER });
   let env: TestEnvironment;
   let novu: Novu;
+  let receiver: WebhookReceiver;
   const CONNECTIONS = 260;
 
   beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
     await t.app.listen(0, '127.0.0.1');
     const { port } = t.app.getHttpServer().address() as AddressInfo;
     env = await createEnvironment(t.moduleRef, 'SDK');
     novu = new Novu({ secretKey: env.apiKey, serverURL: `http://127.0.0.1:${port}`, retryConfig: { strategy: 'none' } });
   });
+  afterAll(() => receiver.close());
 
   it('subscribers.properties.updateOnlineFlag', async () => {
     await createSubscriber(t.moduleRef, env.environmentId, { subscriberId: 'sdk-ada', firstName: 'Ada', email: 'ada@example.com' });
@@ -93,5 +104,114 @@ describe.each(ADAPTERS)('the official SDK against the app (%s)', (adapter) => {
       before = page.result.previous;
     }
     expect(backward.flat()).toEqual(forward);
+  });
+
+  it('the full loop: triggerBulk → worker → notifications.list → retrieve → messages.retrieve → markAllAs → feed', async () => {
+    await createIntegration(t.moduleRef, env.environmentId, {
+      name: 'Email webhook',
+      identifier: 'sdk-email-webhook',
+      providerId: 'email-webhook',
+      channel: 'email',
+      primary: true,
+      credentials: { webhookUrl: receiver.url('/email'), secretKey: WEBHOOK_SECRET, from: 'no-reply@example.com' },
+    });
+    await createWorkflow(t.app, env.environmentId, {
+      identifier: 'sdk-loop',
+      name: 'SDK loop',
+      steps: [
+        { type: 'in_app', template: { content: 'Hi {{ subscriber.firstName }}: {{ payload.item }} for order {{ payload.orderId }}', cta: { type: 'redirect', data: { url: '/orders/{{ payload.orderId }}' } } } },
+        { type: 'delay', metadata: { type: 'regular', amount: 1, unit: 'seconds' } },
+        { type: 'digest', metadata: { type: 'regular', amount: 2, unit: 'seconds', digestKey: 'orderId' } },
+        { type: 'email', template: { subject: 'Order {{ payload.orderId }}', content: '{{ step.total_count }} update(s): {% for e in step.events %}{{ e.item }} {% endfor %}' } },
+      ],
+    });
+
+    // Ada gets two events of one order (digested into one email), Lin one event.
+    const bulk = await novu.triggerBulk({
+      events: [
+        { workflowId: 'sdk-loop', to: { subscriberId: 'loop-ada', firstName: 'Ada', email: 'ada@example.com' }, payload: { orderId: 'A-1', item: 'book' } },
+        { workflowId: 'sdk-loop', to: 'loop-ada', payload: { orderId: 'A-1', item: 'pen' } },
+        { workflowId: 'sdk-loop', to: [{ subscriberId: 'loop-lin', firstName: 'Lin', email: 'lin@example.com' }], payload: { orderId: 'B-2', item: 'lamp' } },
+      ],
+    });
+    expect(bulk.result.map((r) => r.status)).toEqual(['processed', 'processed', 'processed']);
+    const transactionIds = bulk.result.map((r) => r.transactionId!);
+    for (const transactionId of transactionIds) expect(transactionId).toMatch(/^txn_[0-9a-f]{24}$/);
+
+    // The worker is done when every job of the three runs has reached a final status.
+    const jobs = await eventually(
+      async () => {
+        const found = await rows<{ transaction_id: string; type: string; status: string }>(
+          t,
+          'SELECT transaction_id, type, status FROM ntf_job WHERE environment_id = $1 AND transaction_id = ANY($2::text[]) ORDER BY created_at, id',
+          [env.environmentId, transactionIds],
+        );
+        return found.length === 15 && found.every((job) => FINAL_JOB_STATUSES.includes(job.status)) && found;
+      },
+      20_000,
+      'the three runs to finish',
+    );
+    const statuses = (transactionId: string) => jobs.filter((job) => job.transaction_id === transactionId).map((job) => `${job.type}:${job.status}`);
+    expect(statuses(transactionIds[0])).toEqual(['trigger:completed', 'in_app:completed', 'delay:completed', 'digest:completed', 'email:completed']);
+    // The second event of the order joined the first one's open digest: its run ends there.
+    expect(statuses(transactionIds[1])).toEqual(['trigger:completed', 'in_app:completed', 'delay:completed', 'digest:merged', 'email:merged']);
+    expect(statuses(transactionIds[2])).toEqual(statuses(transactionIds[0]));
+
+    // Two emails went out through the webhook, signed, each carrying its job id as idempotency key.
+    const emails = await receiver.waitFor(2);
+    const byRecipient = new Map(emails.map((request) => [(request.body as { to: string }).to, request]));
+    expect((byRecipient.get('ada@example.com')?.body as { content: string }).content).toBe('2 update(s): book pen ');
+    expect((byRecipient.get('lin@example.com')?.body as { subject: string }).subject).toBe('Order B-2');
+    for (const request of emails) {
+      expect(verifyWebhookSignature(request.rawBody, request.headers['x-signature'] as string, WEBHOOK_SECRET)).toBe(true);
+      expect(request.headers['idempotency-key']).toBe((request.body as { jobId: string }).jobId);
+    }
+
+    // notifications.list by transactionId, then each notification in full.
+    const listed = await novu.notifications.list({ transactionId: transactionIds[0] });
+    expect(listed.result.data).toHaveLength(1);
+    expect(listed.result).toMatchObject({ page: 0, hasMore: false });
+    const notification = listed.result.data[0];
+    expect(notification.transactionId).toBe(transactionIds[0]);
+    const retrieved = await novu.notifications.retrieve(notification.id!);
+    expect(retrieved.result.jobs?.map((job) => [job.type, job.status])).toEqual([
+      ['in_app', 'completed'],
+      ['delay', 'completed'],
+      ['digest', 'completed'],
+      ['email', 'completed'],
+    ]);
+    const emailJob = retrieved.result.jobs!.find((job) => job.type === 'email')!;
+    expect(emailJob.providerId).toBe('email-webhook');
+    expect(emailJob.executionDetails.map((d) => d.detail)).toEqual(
+      expect.arrayContaining(['Integration instance selected', 'Message created', 'Message sent']),
+    );
+    const merged = await novu.notifications.list({ transactionId: transactionIds[1] });
+    expect(merged.result.data[0].digestedNotificationId).toBe(notification.id);
+    const mergedRun = await novu.notifications.retrieve(merged.result.data[0].id!);
+    expect(mergedRun.result.jobs?.map((job) => job.status)).toEqual(['completed', 'completed', 'merged', 'merged']);
+    const bySubscriber = await novu.notifications.list({ subscriberIds: ['loop-ada'], channels: ['in_app'], limit: 10 });
+    expect(bySubscriber.result.data.map((n) => n.transactionId).sort()).toEqual([transactionIds[0], transactionIds[1]].sort());
+
+    // messages.retrieve (GET /v1/messages): three in-app messages and two emails.
+    const messages = await novu.messages.retrieve({ transactionId: transactionIds, limit: 20 });
+    expect(messages.result.data.map((m) => m.channel).sort()).toEqual(['email', 'email', 'in_app', 'in_app', 'in_app']);
+    const adaInApp = await novu.messages.retrieve({ subscriberId: 'loop-ada', channel: 'in_app' });
+    expect(adaInApp.result.data.map((m) => m.content).sort()).toEqual(['Hi Ada: book for order A-1', 'Hi Ada: pen for order A-1']);
+    for (const message of adaInApp.result.data) expect(message).toMatchObject({ status: 'sent', read: false, seen: false, cta: { data: { url: '/orders/A-1' } } });
+
+    // subscribers.messages.markAllAs on Ada's in-app messages.
+    const adaIds = adaInApp.result.data.map((m) => m.id!);
+    const marked = await novu.subscribers.messages.markAllAs({ messageId: adaIds, markAs: 'read' }, 'loop-ada');
+    expect(marked.result.map((m) => m.id).sort()).toEqual([...adaIds].sort());
+    for (const message of marked.result) expect(message).toMatchObject({ read: true, seen: true, channel: 'in_app' });
+
+    // The subscriber's feed (GET /v1/subscribers/{id}/notifications/feed), with its read filter.
+    const feed = await novu.subscribers.notifications.feed({ subscriberId: 'loop-ada', limit: 10 });
+    expect(feed.result.data.map((item) => item.id).sort()).toEqual([...adaIds].sort());
+    for (const item of feed.result.data) expect(item).toMatchObject({ read: true, seen: true, channel: 'in_app' });
+    const unread = await novu.subscribers.notifications.feed({ subscriberId: 'loop-ada', read: false });
+    expect(unread.result.data).toEqual([]);
+    const linFeed = await novu.subscribers.notifications.feed({ subscriberId: 'loop-lin', payload: Buffer.from(JSON.stringify({ orderId: 'B-2' })).toString('base64') });
+    expect(linFeed.result.data.map((item) => item.content)).toEqual(['Hi Lin: lamp for order B-2']);
   });
 });
