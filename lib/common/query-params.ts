@@ -1,3 +1,7 @@
+import { applyDecorators } from '@nestjs/common';
+import { type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsArray, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { type FieldErrors, RequestValidationException } from './errors/validation-errors';
 
 // Query strings arrive as strings (or arrays of strings when a key repeats). The module's pipe does no
@@ -28,6 +32,21 @@ export function toStringArray({ value }: { value: unknown }): unknown {
  * a 500.
  */
 export const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / 100);
+
+/** An optional `page` query parameter: an integer from 0 (documented by `api`). */
+export function PageQueryParam(api: ApiPropertyOptions): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional(api), IsOptional(), Transform(toNumber), IsInt(), Min(0), Max(MAX_PAGE));
+}
+
+/** An optional `limit` query parameter: an integer from 1 to `max` (documented by `api`). */
+export function LimitQueryParam(max: number, api: ApiPropertyOptions): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional(api), IsOptional(), Transform(toNumber), IsInt(), Min(1), Max(max));
+}
+
+/** An optional list of strings in a query (`a=1&a=2`, or a single `a=1`), documented by `api`. */
+export function StringListQueryParam(api: ApiPropertyOptions): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional(api), IsOptional(), Transform(toStringArray), IsArray(), IsString({ each: true }));
+}
 
 /** Counts of list responses stop here: a larger result reports this number (the scan stays bounded). */
 export const LIST_COUNT_CAP = 50_000;

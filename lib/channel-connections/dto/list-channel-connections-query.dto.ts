@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import { CHANNEL_TYPES, type ChannelType, PROVIDER_IDS, type ProviderId } from '../../common/enums';
+import { LimitQueryParam, StringListQueryParam, toBoolean } from '../../common/query-params';
 import {
   CHANNEL_CONNECTION_ORDER_BY,
   type ChannelConnectionOrderBy,
@@ -10,25 +11,6 @@ import {
   ORDER_DIRECTIONS,
   type OrderDirection,
 } from '../channel-connections.service';
-
-// Query strings arrive as strings (or arrays of strings when a key repeats). The module's pipe does no
-// implicit conversion, so each non-string parameter converts itself here, and only when the text is
-// unambiguous: anything else is left as it came, so the validator refuses it with the caller's value.
-
-function toNumber({ value }: { value: unknown }): unknown {
-  return typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
-}
-
-function toBoolean({ value }: { value: unknown }): unknown {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return value;
-}
-
-// The SDK sends arrays as repeated keys (`contextKeys=a&contextKeys=b`); a single key arrives as a string.
-function toStringArray({ value }: { value: unknown }): unknown {
-  return typeof value === 'string' ? [value] : value;
-}
 
 /**
  * Query of `GET /v1/channel-connections`: cursor pagination plus filters.
@@ -45,7 +27,7 @@ export class ListChannelConnectionsQueryDto {
   @IsString()
   readonly before?: string;
 
-  @ApiPropertyOptional({
+  @LimitQueryParam(MAX_CHANNEL_CONNECTIONS_LIMIT, {
     type: Number,
     minimum: 1,
     maximum: MAX_CHANNEL_CONNECTIONS_LIMIT,
@@ -53,11 +35,6 @@ export class ListChannelConnectionsQueryDto {
     example: 10,
     description: `Limit the number of items to return (max ${MAX_CHANNEL_CONNECTIONS_LIMIT})`,
   })
-  @IsOptional()
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_CHANNEL_CONNECTIONS_LIMIT)
   readonly limit?: number;
 
   @ApiPropertyOptional({ enum: ORDER_DIRECTIONS, type: String, default: 'DESC', description: 'Direction of sorting' })
@@ -103,16 +80,12 @@ export class ListChannelConnectionsQueryDto {
   @IsString()
   readonly integrationIdentifier?: string;
 
-  @ApiPropertyOptional({
+  @StringListQueryParam({
     type: [String],
     description:
       'Filter by exact context keys, order insensitive (format: "type:id"). A single empty value ' +
       '(`contextKeys=`) selects the connections without context.',
     example: ['tenant:org-123', 'region:us-east-1'],
   })
-  @IsOptional()
-  @Transform(toStringArray)
-  @IsArray()
-  @IsString({ each: true })
   readonly contextKeys?: string[];
 }

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
-import { MAX_PAGE, toBoolean, toNumber } from '../../common/query-params';
+import { IsBoolean, IsOptional, ValidateBy } from 'class-validator';
+import { LimitQueryParam, PageQueryParam, toBoolean } from '../../common/query-params';
 import { decodeFeedPayload } from '../feed-payload';
 import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT } from '../messages.service';
 
@@ -10,15 +10,10 @@ import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT } from '../messages.service';
  * @publicApi
  */
 export class GetNotificationsFeedQueryDto {
-  @ApiPropertyOptional({ type: Number, minimum: 0, default: 0, example: 0, description: 'Page number (from 0).' })
-  @IsOptional()
-  @Transform(toNumber)
-  @IsInt()
-  @Min(0)
-  @Max(MAX_PAGE)
+  @PageQueryParam({ type: Number, minimum: 0, default: 0, example: 0, description: 'Page number (from 0).' })
   readonly page?: number;
 
-  @ApiPropertyOptional({
+  @LimitQueryParam(MAX_FEED_LIMIT, {
     type: Number,
     minimum: 1,
     maximum: MAX_FEED_LIMIT,
@@ -26,11 +21,6 @@ export class GetNotificationsFeedQueryDto {
     example: 10,
     description: `Notifications per page (1 to ${MAX_FEED_LIMIT}).`,
   })
-  @IsOptional()
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_FEED_LIMIT)
   readonly limit?: number;
 
   @ApiPropertyOptional({ type: Boolean, description: 'Only the notifications read (`true`) or unread (`false`).' })

@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsArray, IsIn, IsISO8601, IsOptional, IsString } from 'class-validator';
 import { CHANNEL_TYPES, type ChannelType } from '../../common/enums';
-import { MAX_PAGE, toNumber, toStringArray } from '../../common/query-params';
+import { LimitQueryParam, PageQueryParam, StringListQueryParam, toStringArray } from '../../common/query-params';
 import { DEFAULT_NOTIFICATIONS_LIMIT, MAX_NOTIFICATIONS_LIMIT } from '../notifications.service';
 
 /** Said of every parameter the contract declares but this service does not filter on. */
@@ -26,18 +26,10 @@ export class ListNotificationsQueryDto {
   @IsIn(CHANNEL_TYPES, { each: true })
   readonly channels?: ChannelType[];
 
-  @ApiPropertyOptional({ type: [String], description: 'Array of template IDs or a single template ID (workflow `_id`s).' })
-  @IsOptional()
-  @Transform(toStringArray)
-  @IsArray()
-  @IsString({ each: true })
+  @StringListQueryParam({ type: [String], description: 'Array of template IDs or a single template ID (workflow `_id`s).' })
   readonly templates?: string[];
 
-  @ApiPropertyOptional({ type: [String], description: 'Array of email addresses or a single email address (of the subscribers).' })
-  @IsOptional()
-  @Transform(toStringArray)
-  @IsArray()
-  @IsString({ each: true })
+  @StringListQueryParam({ type: [String], description: 'Array of email addresses or a single email address (of the subscribers).' })
   readonly emails?: string[];
 
   @ApiPropertyOptional({ type: String, deprecated: true, description: `Search term (deprecated). ${IGNORED}` })
@@ -45,43 +37,25 @@ export class ListNotificationsQueryDto {
   @IsString()
   readonly search?: string;
 
-  @ApiPropertyOptional({
+  @StringListQueryParam({
     type: [String],
     description: 'Array of subscriber IDs or a single subscriber ID (the `subscriberId` you gave the subscribers).',
   })
-  @IsOptional()
-  @Transform(toStringArray)
-  @IsArray()
-  @IsString({ each: true })
   readonly subscriberIds?: string[];
 
-  @ApiPropertyOptional({ type: [String], description: `Array of severity levels or a single severity level. ${IGNORED}` })
-  @IsOptional()
-  @Transform(toStringArray)
-  @IsArray()
-  @IsString({ each: true })
+  @StringListQueryParam({ type: [String], description: `Array of severity levels or a single severity level. ${IGNORED}` })
   readonly severity?: string[];
 
-  @ApiPropertyOptional({ type: Number, minimum: 0, default: 0, description: 'Page number for pagination (from 0)' })
-  @IsOptional()
-  @Transform(toNumber)
-  @IsInt()
-  @Min(0)
-  @Max(MAX_PAGE)
+  @PageQueryParam({ type: Number, minimum: 0, default: 0, description: 'Page number for pagination (from 0)' })
   readonly page?: number;
 
-  @ApiPropertyOptional({
+  @LimitQueryParam(MAX_NOTIFICATIONS_LIMIT, {
     type: Number,
     minimum: 1,
     maximum: MAX_NOTIFICATIONS_LIMIT,
     default: DEFAULT_NOTIFICATIONS_LIMIT,
     description: `Limit for pagination (1 to ${MAX_NOTIFICATIONS_LIMIT})`,
   })
-  @IsOptional()
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_NOTIFICATIONS_LIMIT)
   readonly limit?: number;
 
   @ApiPropertyOptional({ type: String, description: 'The transaction ID to filter by' })
@@ -99,17 +73,13 @@ export class ListNotificationsQueryDto {
   @IsString()
   readonly subscriptionId?: string;
 
-  @ApiPropertyOptional({
+  @StringListQueryParam({
     type: [String],
     description:
       'Filter by exact context keys, order insensitive (format: "type:id"). A single empty value ' +
       '(`contextKeys=`) selects the notifications triggered without context.',
     example: ['tenant:org-123', 'region:us-east-1'],
   })
-  @IsOptional()
-  @Transform(toStringArray)
-  @IsArray()
-  @IsString({ each: true })
   readonly contextKeys?: string[];
 
   @ApiPropertyOptional({
