@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { Novu } from '@novu/api';
 import { TriggerEventResponseDto$inboundSchema } from '@novu/api/models/components';
-import { Client } from 'pg';
 import request from 'supertest';
 import {
   EventsService,
@@ -14,6 +13,7 @@ import {
 import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, createIntegration, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 import { createWorkflow } from '../fixtures/notification.factory';
+import { statementsDuring } from '../fixtures/statements';
 
 const BULK = '/v1/events/trigger/bulk';
 const DUPLICATE = 'transactionId property is not unique, please make sure all triggers have a unique transactionId';
@@ -28,17 +28,6 @@ function expectResponseShape(item: Record<string, unknown>): void {
   expect(parsed.error?.issues ?? []).toEqual([]);
   expect(item.acknowledged).toBe(true);
   for (const key of ['error', 'transactionId', 'activityFeedLink', 'jobData']) if (key in item) expect(item[key]).not.toBeNull();
-}
-
-/** Every SQL statement the process sends to PostgreSQL while `run` runs, from the `pg` driver itself. */
-async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const spy = jest.spyOn(Client.prototype, 'query');
-  try {
-    await run();
-    return spy.mock.calls.map(([config]) => (typeof config === 'string' ? config : (config as { text: string }).text));
-  } finally {
-    spy.mockRestore();
-  }
 }
 
 /** A statement's first words, enough to tell the statements of the intake apart. */

@@ -1,12 +1,12 @@
 import { Novu } from '@novu/api';
 import { MessageResponseDto$inboundSchema } from '@novu/api/models/components';
 import { ObjectId } from 'bson';
-import { Client } from 'pg';
 import request from 'supertest';
 import { MessagesService, NotificationsDatabase, RequestValidationException, type SubscriberEntity } from '../../lib';
 import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 import { createMessages, readMessages } from '../fixtures/message.factory';
+import { statementsDuring } from '../fixtures/statements';
 
 /** Required by the SDK's `MessageResponseDto` (reference/behavior.md §9.5). */
 const REQUIRED = [
@@ -34,17 +34,6 @@ function expectMessageShape(message: Record<string, unknown>): void {
   expect(message.createdAt).toMatch(ISO);
   const parsed = MessageResponseDto$inboundSchema.safeParse(message);
   expect(parsed.error?.issues ?? []).toEqual([]);
-}
-
-/** Every SQL statement the process sends to PostgreSQL while `run` runs, from the `pg` driver itself. */
-async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const spy = jest.spyOn(Client.prototype, 'query');
-  try {
-    await run();
-    return spy.mock.calls.map(([config]) => (typeof config === 'string' ? config : (config as { text: string }).text));
-  } finally {
-    spy.mockRestore();
-  }
 }
 
 describe.each(ADAPTERS)('POST /v1/subscribers/{subscriberId}/messages/mark-as (%s)', (adapter) => {

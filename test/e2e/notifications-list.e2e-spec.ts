@@ -1,22 +1,11 @@
 import { Novu } from '@novu/api';
 import { ActivitiesResponseDto$inboundSchema } from '@novu/api/models/components';
-import { Client } from 'pg';
 import request from 'supertest';
 import { NotificationsDatabase, NotificationsService, RequestValidationException, type SubscriberEntity, type WorkflowEntity } from '../../lib';
 import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { createEnvironment, createSubscriber, type TestEnvironment } from '../fixtures/factories';
 import { type CreatedNotification, createNotification, createWorkflow } from '../fixtures/notification.factory';
-
-/** Every SQL statement the process sends to PostgreSQL while `run` runs, from the `pg` driver itself. */
-async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const spy = jest.spyOn(Client.prototype, 'query');
-  try {
-    await run();
-    return spy.mock.calls.map(([config]) => (typeof config === 'string' ? config : (config as { text: string }).text));
-  } finally {
-    spy.mockRestore();
-  }
-}
+import { statementsDuring } from '../fixtures/statements';
 
 describe.each(ADAPTERS)('GET /v1/notifications (%s)', (adapter) => {
   const t = useTestApp(adapter);
