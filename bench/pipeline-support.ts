@@ -1,0 +1,244 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { MikroOrmModule } from '@mikro-orm/nestjs';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client } from 'pg';
+import { EnvironmentsService, NotificationsModule, WorkflowsService, type WorkflowDefinition } from '../lib';
+import { createOrmConfig } from '../sample-app/mikro-orm.config';
+import { round } from './support';
+
+/**
+ * What the trigger-pipeline benchmarks (intake, end to end) share: the host app that takes the
+ * triggers, the workflow, the events, and the statement spy.
+ */
+
+/** The encryption key of every benchmark host (API and worker processes must agree). */
+export const BENCH_ENCRYPTION_KEY = 'bench-encryption-key-0123456789abcdef';
+
+/** Events per bulk request: the contract's maximum, which is what the issue measures. */
+export const EVENTS_PER_REQUEST = 100;
+
+/** A one-step in-app workflow, with Liquid in its content and CTA so that the worker renders something. */
+export const IN_APP_WORKFLOW: WorkflowDefinition = {
+  identifier: 'bench-in-app',
+  name: 'Bench in-app',
+  tags: ['bench'],
+  steps: [
+    {
+      type: 'in_app',
+      name: 'In-app',
+      template: {
+        content: 'Hello {{ subscriber.firstName }}, order {{ payload.orderId }} is confirmed',
+        cta: { type: 'redirect', data: { url: '/orders/{{ payload.orderId }}' } },
+      },
+    },
+  ],
+};
+
+/** One event of a bulk trigger as a caller sends it. */
+export interface BenchEvent {
+  name: string;
+  to: { subscriberId: string; firstName: string; email: string };
+  payload: { orderId: string };
+}
+
+/**
+ * `count` events of {@link IN_APP_WORKFLOW}, one recipient each, subscribers `<prefix>-0` … : distinct
+ * subscribers across requests as long as the prefixes differ, so every event creates its subscriber.
+ */
+export function benchEvents(prefix: string, count = EVENTS_PER_REQUEST): BenchEvent[] {
+  return Array.from({ length: count }, (_, i) => {
+    const subscriberId = `${prefix}-${i}`;
+    return { name: IN_APP_WORKFLOW.identifier, to: { subscriberId, firstName: 'Ada', email: `${subscriberId}@example.com` }, payload: { orderId: `ORD-${i}` } };
+  });
+}
+
+/**
+ * An API-only host on Nest + Fastify, mounted as the sample app mounts the module (MikroORM's default
+ * request context included), with the worker disabled: the process only takes triggers.
+ */
+export async function startIntakeApp(url: string): Promise<NestFastifyApplication> {
+  @Module({})
+  class IntakeBenchModule {}
+  const module: DynamicModule = {
+    module: IntakeBenchModule,
+    imports: [MikroOrmModule.forRoot(createOrmConfig(url)), NotificationsModule.forRoot({ encryptionKey: BENCH_ENCRYPTION_KEY, worker: { enabled: false } })],
+  };
+  const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(), { logger: ['error', 'warn'] });
+  await app.listen(0, '127.0.0.1');
+  return app;
+}
+
+/** An environment holding {@link IN_APP_WORKFLOW}: its ids and an API key. */
+export interface BenchEnvironment {
+  environmentId: string;
+  organizationId: string;
+  apiKey: string;
+  workflowId: string;
+}
+
+export async function createBenchEnvironment(app: NestFastifyApplication, name: string): Promise<BenchEnvironment> {
+  const { environment, apiKey } = await app.get(EnvironmentsService).create({ name });
+  const workflow = await app.get(WorkflowsService).upsert(environment.id, IN_APP_WORKFLOW);
+  return { environmentId: environment.id, organizationId: environment.organizationId, apiKey, workflowId: workflow.id };
+}
+
+/** The bulk-trigger URL of a listening app (IPv4 loopback: autocannon and fetch agree on it). */
+export async function bulkEndpoint(app: NestFastifyApplication): Promise<string> {
+  return `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/v1/events/trigger/bulk`;
+}
+
+/**
+ * POSTs one bulk request (a JSON body already serialized) and checks that it answered 201 with every
+ * event `processed`: a benchmark that counts failed events as throughput would measure nothing.
+ */
+export async function postBulk(endpoint: string, apiKey: string, body: string, expected = EVENTS_PER_REQUEST): Promise<void> {
+  const response = await fetch(endpoint, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json' }, body });
+  const results = (await response.json()) as Array<{ status?: string; error?: unknown }>;
+  if (response.status !== 201) throw new Error(`bulk trigger answered ${response.status}: ${JSON.stringify(results).slice(0, 500)}`);
+  const processed = results.filter((result) => result.status === 'processed').length;
+  if (processed !== expected) {
+    throw new Error(`bulk trigger processed ${processed} of ${expected} events: ${JSON.stringify(results.find((r) => r.status !== 'processed'))}`);
+  }
+}
+
+/** One SQL statement seen at the driver, as the results files list it. */
+export interface StatementLine {
+  /**
+   * The tables written (INSERT / UPDATE / DELETE, data-modifying WITH clauses included), else the table
+   * read first (FROM); `(transaction)` for BEGIN / COMMIT.
+   */
+  tables: string[];
+  /** The statement, whitespace collapsed, cut at 100 characters. */
+  text: string;
+  /** From the call to the driver until its result (or error) came back, ms. */
+  ms: number;
+}
+
+/** Every statement sent through any `pg` client of this process while `run` runs. */
+export async function statementsDuring(run: () => Promise<unknown>): Promise<StatementLine[]> {
+  const statements: Array<{ text: string; ms: number }> = [];
+  const original = Client.prototype.query;
+  const patched = function (this: Client, ...args: unknown[]) {
+    const config = args[0];
+    const statement = { text: typeof config === 'string' ? config : ((config as { text?: string })?.text ?? String(config)), ms: 0 };
+    statements.push(statement);
+    const started = performance.now();
+    const done = () => (statement.ms = round(performance.now() - started, 2));
+    // knex passes a callback, pg-boss and the baseline use the promise form.
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (...results: unknown[]) => {
+        done();
+        return (callback as (...r: unknown[]) => unknown)(...results);
+      };
+    }
+    const result = (original as (...a: unknown[]) => unknown).apply(this, args);
+    if (result instanceof Promise) result.then(done, done);
+    return result;
+  };
+  Client.prototype.query = patched as typeof Client.prototype.query;
+  try {
+    await run();
+  } finally {
+    Client.prototype.query = original;
+  }
+  return statements.map(({ text, ms }) => ({ tables: tablesOf(text), text: text.replace(/\s+/g, ' ').trim().slice(0, 100), ms }));
+}
+
+/** Statements per table (a statement writing two tables counts for both), in order of first appearance. */
+export function countByTable(statements: StatementLine[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { tables } of statements) for (const table of tables) counts[table] = (counts[table] ?? 0) + 1;
+  return counts;
+}
+
+function tablesOf(sql: string): string[] {
+  const text = sql.trim();
+  if (/^(BEGIN|START TRANSACTION|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION)\b/i.test(text)) return ['(transaction)'];
+  // A write names its table after the verb, possibly inside a WITH clause (`FOR UPDATE OF` is a lock and
+  // `ON CONFLICT DO UPDATE` the same INSERT); a read is known by its first FROM that names a table rather
+  // than a function or a subquery.
+  const written = [...text.matchAll(/\b(?:INSERT\s+INTO|(?<!(?:FOR|DO)\s+)UPDATE|DELETE\s+FROM)\s+("?\w+"?(?:\."?\w+"?)?)/gi)].map((m) => m[1].replace(/"/g, ''));
+  if (written.length) return [...new Set(written)];
+  const read = /\bFROM\s+("?\w+"?(?:\."?\w+"?)?)(?![\w"])(?!\s*\()/i.exec(text);
+  return [read ? read[1].replace(/"/g, '') : text.split(/\s+/)[0]];
+}
+
+/** CPU time used so far, in ms: by this process, and by the PostgreSQL server's processes when known. */
+export interface CpuSample {
+  processMs: number;
+  postgresMs: number | null;
+}
+
+/**
+ * Reads the CPU time of this process and of the PostgreSQL server: on a machine of two cores, where
+ * the app, the load generator and the database share the CPU, the CPU per event explains a throughput
+ * ratio better than the throughput alone. The server's processes are found from a backend's parent
+ * (the postmaster) in /proc, so the server's figure exists only when it runs on this Linux machine
+ * (the embedded server, or a local DATABASE_URL); it is null otherwise.
+ */
+export class CpuMeter {
+  private constructor(private readonly postmaster: number | null) {}
+
+  static async create(url: string): Promise<CpuMeter> {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const parent = /^PPid:\s+(\d+)$/m.exec(readProc(rows[0].pid, 'status') ?? '')?.[1];
+      const postmaster = parent && readProc(Number(parent), 'comm')?.trim().startsWith('postgres') ? Number(parent) : null;
+      return new CpuMeter(postmaster);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** CPU time used so far by another process of this machine (a worker process), in ms; 0 when gone. */
+  static processMs(pid: number): number {
+    return cpuTicks(pid) * 10;
+  }
+
+  sample(): CpuSample {
+    const usage = process.cpuUsage();
+    return { processMs: (usage.user + usage.system) / 1000, postgresMs: this.postgresMs() };
+  }
+
+  private postgresMs(): number | null {
+    if (this.postmaster === null || readProc(this.postmaster, 'comm') === null) return null;
+    // The postmaster's own time plus that of its children already gone (autovacuum workers, closed
+    // connections: cutime/cstime), plus that of those still running.
+    let ticks = cpuTicks(this.postmaster, true);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const parent = /^PPid:\s+(\d+)$/m.exec(readProc(Number(entry), 'status') ?? '')?.[1];
+      if (Number(parent) === this.postmaster) ticks += cpuTicks(Number(entry));
+    }
+    // USER_HZ is 100 on every Linux build this runs on.
+    return ticks * 10;
+  }
+}
+
+function readProc(pid: number, file: string): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * utime + stime of a process in clock ticks (fields 14 and 15 of /proc/<pid>/stat), plus cutime + cstime
+ * (16 and 17: its children that have exited and were reaped) when `withExitedChildren`.
+ */
+function cpuTicks(pid: number, withExitedChildren = false): number {
+  const stat = readProc(pid, 'stat');
+  if (!stat) return 0;
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = Number(fields[11]) + Number(fields[12]);
+  return withExitedChildren ? own + Number(fields[13]) + Number(fields[14]) : own;
+}
