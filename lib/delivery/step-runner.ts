@@ -122,37 +122,23 @@ export class StepRunner {
   /** Subscribers, notifications, workflows and integrations of the batch's runs: one statement each. */
   private async loadContext(jobs: JobEntity[], em: EntityManager) {
     const environments = [...new Set(jobs.map((j) => j.environmentId))];
-    // Rows are fetched by their (id, environment) pairs, so every look-up is a primary-key probe rather
-    // than a filter over the environment. One after the other: they share the transaction's connection.
+    // One after the other: they share the transaction's connection, which runs one statement at a time.
     const notifications = await this.db.query<{ id: string; to: Record<string, unknown>; tenant: Record<string, unknown> | null; actor: Record<string, unknown> | null; context: Record<string, unknown> | null; critical: boolean }>(
-      `SELECT n.id, n."to", n.tenant, n.actor, n.context, n.critical
-         FROM ntf_notification n JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS q(id, environment_id)
-           ON n.id = q.id AND n.environment_id = q.environment_id`,
-      [jobs.map((j) => j.notificationId), jobs.map((j) => j.environmentId)],
+      'SELECT id, "to", tenant, actor, context, critical FROM ntf_notification WHERE environment_id = ANY($1::text[]) AND id = ANY($2::text[])',
+      [environments, [...new Set(jobs.map((j) => j.notificationId))]],
       em,
     );
     // The runs' subscribers, and the actors' (templates read `actor.firstName` even when the trigger gave only an id).
-    const environmentOf = new Map(jobs.map((j) => [j.notificationId, j.environmentId]));
-    const actors = notifications.rows.filter((n) => typeof n.actor?.subscriberId === 'string');
+    const actorIds = notifications.rows.map((n) => n.actor?.subscriberId).filter((id): id is string => typeof id === 'string');
     const subscribers = await this.db.query(
-      `SELECT s.* FROM ntf_subscriber s JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS q(id, environment_id)
-           ON s.id = q.id AND s.environment_id = q.environment_id
-       UNION ALL
-       SELECT s.* FROM ntf_subscriber s JOIN (SELECT DISTINCT * FROM unnest($3::text[], $4::text[])) AS a(subscriber_id, environment_id)
-           ON s.subscriber_id = a.subscriber_id AND s.environment_id = a.environment_id`,
-      [
-        jobs.map((j) => j.subscriberId),
-        jobs.map((j) => j.environmentId),
-        actors.map((n) => n.actor!.subscriberId as string),
-        actors.map((n) => environmentOf.get(n.id)!),
-      ],
+      'SELECT * FROM ntf_subscriber WHERE environment_id = ANY($1::text[]) AND (id = ANY($2::text[]) OR subscriber_id = ANY($3::text[]))',
+      [environments, [...new Set(jobs.map((j) => j.subscriberId))], [...new Set(actorIds)]],
       em,
     );
     const workflows = await this.db.query<{ id: string; identifier: string; critical: boolean; preference_settings: RunWorkflow['preferenceSettings']; tags: string[]; step_ids: string[] | null }>(
-      `SELECT w.id, w.identifier, w.critical, w.preference_settings, w.tags, ARRAY(SELECT s->>'_id' FROM jsonb_array_elements(w.steps) s) AS step_ids
-         FROM ntf_workflow w JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS q(id, environment_id)
-           ON w.id = q.id AND w.environment_id = q.environment_id`,
-      [jobs.map((j) => j.workflowId), jobs.map((j) => j.environmentId)],
+      `SELECT id, identifier, critical, preference_settings, tags, ARRAY(SELECT s->>'_id' FROM jsonb_array_elements(steps) s) AS step_ids
+         FROM ntf_workflow WHERE environment_id = ANY($1::text[]) AND id = ANY($2::text[])`,
+      [environments, [...new Set(jobs.map((j) => j.workflowId))]],
       em,
     );
     const integrations = await this.db.query(
@@ -167,6 +153,7 @@ export class StepRunner {
       const stored = actor && loaded.find((s) => s.environmentId === environmentId && s.subscriberId === actor.subscriberId);
       return stored ? { ...subscriberView(stored), ...actor } : actor;
     };
+    const environmentOf = new Map(jobs.map((j) => [j.notificationId, j.environmentId]));
     const notificationById = new Map<string, RunNotification>(
       notifications.rows.map((n) => [
         n.id,
@@ -253,11 +240,8 @@ export class StepRunner {
   private async loadNext(runs: RunJob[], context: { toRun(job: JobEntity): RunJob }, writes: BatchWrites, em: EntityManager): Promise<RunJob[]> {
     if (!runs.length) return [];
     const { rows } = await this.db.query(
-      // Pairs joined row by row: each next job is an index look-up on its parent, whatever the size of the environment.
-      `SELECT j.* FROM ntf_job j JOIN unnest($1::text[], $2::text[]) AS q(parent_id, environment_id)
-           ON j.parent_id = q.parent_id AND j.environment_id = q.environment_id
-        WHERE j.status = 'pending' ORDER BY j.id`,
-      [runs.map((r) => r.job.id), runs.map((r) => r.job.environmentId)],
+      `SELECT * FROM ntf_job WHERE environment_id = ANY($1::text[]) AND parent_id = ANY($2::text[]) AND status = 'pending' ORDER BY id`,
+      [[...new Set(runs.map((r) => r.job.environmentId))], runs.map((r) => r.job.id)],
       em,
     );
     return this.db.read(JobEntity, rows).map((job) => {
