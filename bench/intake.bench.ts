@@ -17,18 +17,26 @@ import {
   type BenchEvent,
   benchEvents,
   bulkEndpoint,
-  countByTable,
   CpuMeter,
   type CpuSample,
   createBenchEnvironment,
   EVENTS_PER_REQUEST,
   IN_APP_WORKFLOW,
   postBulk,
-  type StatementLine,
   startIntakeApp,
-  statementsDuring,
 } from './pipeline-support';
-import { describeBenchRun, provisionBenchDatabase, round, runAsScript, writeBenchResults } from './support';
+import {
+  countByTable,
+  describeBenchRun,
+  type Latency,
+  provisionBenchDatabase,
+  round,
+  runAsScript,
+  type StatementLine,
+  statementsDuring,
+  summarizeLatency,
+  writeBenchResults,
+} from './support';
 
 /**
  * Intake of the trigger pipeline: `POST /v1/events/trigger/bulk` with 100 events (one recipient each,
@@ -67,13 +75,6 @@ interface Throughput {
   seconds: number;
 }
 
-interface Latency {
-  meanMs: number;
-  p50Ms: number;
-  p95Ms: number;
-  p99Ms: number;
-  samples: number;
-}
 
 export interface IntakeBenchResult {
   throughput: {
@@ -190,7 +191,7 @@ export async function runIntakeBench(): Promise<IntakeBenchResult> {
       seconds: round(raw1.seconds + raw2.seconds, 2),
     };
 
-    const latency = { service: summarize(samples.service), baseline: summarize(samples.baseline) };
+    const latency = { service: summarizeLatency(samples.service), baseline: summarizeLatency(samples.baseline) };
     const result: IntakeBenchResult = {
       throughput: {
         service: serviceThroughput,
@@ -435,17 +436,6 @@ function perEvent(total: { events: number; processMs: number; postgresMs: number
   return { process: round(total.processMs / total.events, 3), postgres: total.postgresMs === null ? null : round(total.postgresMs / total.events, 3) };
 }
 
-function summarize(values: number[]): Latency {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return {
-    meanMs: round(values.reduce((a, b) => a + b, 0) / values.length, 2),
-    p50Ms: round(at(0.5), 2),
-    p95Ms: round(at(0.95), 2),
-    p99Ms: round(at(0.99), 2),
-    samples: values.length,
-  };
-}
 
 function cpuLine(cpu: { process: number; postgres: number | null }): string {
   return `process ${cpu.process} ms, PostgreSQL ${cpu.postgres === null ? 'n/a' : `${cpu.postgres} ms`}`;

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { EnvironmentsService, type MarkAs, MessagesService, NotificationsModule, SubscribersService } from '../lib';
 import { createOrmConfig } from '../sample-app/mikro-orm.config';
 import { createMessages } from '../test/fixtures/message.factory';
-import { describeBenchRun, provisionBenchDatabase, round, runAsScript, writeBenchResults } from './support';
+import { describeBenchRun, type Latency, provisionBenchDatabase, round, runAsScript, statementsDuring, summarizeLatency, writeBenchResults } from './support';
 
 /**
  * Mark-as of 100 messages: how many SQL statements one request costs, and its latency against a raw
@@ -61,13 +61,6 @@ const RAW_STATEMENT = (markAs: 'read' | 'unread') =>
      FROM subscriber LEFT JOIN updated ON true
     ORDER BY updated.created_at, updated.id`;
 
-interface Latency {
-  meanMs: number;
-  p50Ms: number;
-  p95Ms: number;
-  p99Ms: number;
-  samples: number;
-}
 
 export interface MarkAsBenchResult {
   messages: number;
@@ -117,8 +110,8 @@ export async function runMarkAsBench(): Promise<MarkAsBenchResult> {
     for (let round = 0; round < WARMUP_ROUNDS; round += 1) {
       for (const name of names) await variants[name](round % 2 ? 'unread' : 'read');
     }
-    const httpStatements = await statementsDuring(() => http('read'));
-    const serviceStatements = await statementsDuring(() => service.markAs(environment.id, 'bench-user', ids, 'unread'));
+    const httpStatements = (await statementsDuring(() => http('read'))).map((line) => line.sql);
+    const serviceStatements = (await statementsDuring(() => service.markAs(environment.id, 'bench-user', ids, 'unread'))).map((line) => line.sql);
 
     logger.log(`${ROUNDS} rounds of ${names.join(', ')}, ${MESSAGE_COUNT} ids each`);
     const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<keyof typeof variants, number[]>;
@@ -132,7 +125,7 @@ export async function runMarkAsBench(): Promise<MarkAsBenchResult> {
       }
     }
 
-    const latency = Object.fromEntries(names.map((name) => [name, summarize(samples[name])])) as MarkAsBenchResult['latency'];
+    const latency = Object.fromEntries(names.map((name) => [name, summarizeLatency(samples[name], 3)])) as MarkAsBenchResult['latency'];
     const ratio = (name: 'rawStatement' | 'service' | 'http') => round(latency[name].p50Ms / latency.rawUpdate.p50Ms, 2);
     const result: MarkAsBenchResult = {
       messages: MESSAGE_COUNT,
@@ -161,23 +154,6 @@ function benchAppModule(url: string): DynamicModule {
   };
 }
 
-/** Every statement sent through any `pg` client of this process while `run` runs. */
-async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const statements: string[] = [];
-  const original = Client.prototype.query;
-  const patched = function (this: Client, ...args: unknown[]) {
-    const config = args[0];
-    statements.push(typeof config === 'string' ? config : ((config as { text?: string })?.text ?? String(config)));
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  };
-  Client.prototype.query = patched as typeof Client.prototype.query;
-  try {
-    await run();
-  } finally {
-    Client.prototype.query = original;
-  }
-  return statements;
-}
 
 function countUpdates(statements: string[]): number {
   return statements.reduce((sum, text) => sum + (text.match(/\bUPDATE\s+ntf_message\b/gi)?.length ?? 0), 0);
@@ -191,17 +167,6 @@ function expectRows(result: { rowCount: number | null }): void {
   if ((result.rowCount ?? 0) < MESSAGE_COUNT) throw new Error(`raw statement returned ${result.rowCount} rows`);
 }
 
-function summarize(values: number[]): Latency {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return {
-    meanMs: round(values.reduce((a, b) => a + b, 0) / values.length, 3),
-    p50Ms: round(at(0.5), 3),
-    p95Ms: round(at(0.95), 3),
-    p99Ms: round(at(0.99), 3),
-    samples: values.length,
-  };
-}
 
 function report(result: MarkAsBenchResult): void {
   const rows = (Object.entries(result.latency) as [string, Latency][]).map(

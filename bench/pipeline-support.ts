@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { MikroOrmModule } from '@mikro-orm/nestjs';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -7,7 +6,6 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Client } from 'pg';
 import { EnvironmentsService, NotificationsModule, WorkflowsService, type WorkflowDefinition } from '../lib';
 import { createOrmConfig } from '../sample-app/mikro-orm.config';
-import { round } from './support';
 
 /**
  * What the trigger-pipeline benchmarks (intake, end to end) share: the host app that takes the
@@ -104,69 +102,6 @@ export async function postBulk(endpoint: string, apiKey: string, body: string, e
   }
 }
 
-/** One SQL statement seen at the driver, as the results files list it. */
-export interface StatementLine {
-  /**
-   * The tables written (INSERT / UPDATE / DELETE, data-modifying WITH clauses included), else the table
-   * read first (FROM); `(transaction)` for BEGIN / COMMIT.
-   */
-  tables: string[];
-  /** The statement, whitespace collapsed, cut at 100 characters. */
-  text: string;
-  /** From the call to the driver until its result (or error) came back, ms. */
-  ms: number;
-}
-
-/** Every statement sent through any `pg` client of this process while `run` runs. */
-export async function statementsDuring(run: () => Promise<unknown>): Promise<StatementLine[]> {
-  const statements: Array<{ text: string; ms: number }> = [];
-  const original = Client.prototype.query;
-  const patched = function (this: Client, ...args: unknown[]) {
-    const config = args[0];
-    const statement = { text: typeof config === 'string' ? config : ((config as { text?: string })?.text ?? String(config)), ms: 0 };
-    statements.push(statement);
-    const started = performance.now();
-    const done = () => (statement.ms = round(performance.now() - started, 2));
-    // knex passes a callback, pg-boss and the baseline use the promise form.
-    const last = args.length - 1;
-    const callback = args[last];
-    if (typeof callback === 'function') {
-      args[last] = (...results: unknown[]) => {
-        done();
-        return (callback as (...r: unknown[]) => unknown)(...results);
-      };
-    }
-    const result = (original as (...a: unknown[]) => unknown).apply(this, args);
-    if (result instanceof Promise) result.then(done, done);
-    return result;
-  };
-  Client.prototype.query = patched as typeof Client.prototype.query;
-  try {
-    await run();
-  } finally {
-    Client.prototype.query = original;
-  }
-  return statements.map(({ text, ms }) => ({ tables: tablesOf(text), text: text.replace(/\s+/g, ' ').trim().slice(0, 100), ms }));
-}
-
-/** Statements per table (a statement writing two tables counts for both), in order of first appearance. */
-export function countByTable(statements: StatementLine[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const { tables } of statements) for (const table of tables) counts[table] = (counts[table] ?? 0) + 1;
-  return counts;
-}
-
-function tablesOf(sql: string): string[] {
-  const text = sql.trim();
-  if (/^(BEGIN|START TRANSACTION|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION)\b/i.test(text)) return ['(transaction)'];
-  // A write names its table after the verb, possibly inside a WITH clause (`FOR UPDATE OF` is a lock and
-  // `ON CONFLICT DO UPDATE` the same INSERT); a read is known by its first FROM that names a table rather
-  // than a function or a subquery.
-  const written = [...text.matchAll(/\b(?:INSERT\s+INTO|(?<!(?:FOR|DO)\s+)UPDATE|DELETE\s+FROM)\s+("?\w+"?(?:\."?\w+"?)?)/gi)].map((m) => m[1].replace(/"/g, ''));
-  if (written.length) return [...new Set(written)];
-  const read = /\bFROM\s+("?\w+"?(?:\."?\w+"?)?)(?![\w"])(?!\s*\()/i.exec(text);
-  return [read ? read[1].replace(/"/g, '') : text.split(/\s+/)[0]];
-}
 
 /** CPU time used so far, in ms: by this process, and by the PostgreSQL server's processes when known. */
 export interface CpuSample {
