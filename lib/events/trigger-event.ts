@@ -1,4 +1,5 @@
 import { CHAT_OR_PUSH_PROVIDER_IDS } from '../common/enums';
+import { MAX_IDENTIFIER_LENGTH } from '../common/limits';
 import type { SubscriberChannelInput, UpsertSubscriberInput } from '../subscribers/subscribers.service';
 
 /** Most events one bulk trigger may carry. */
@@ -7,12 +8,6 @@ export const MAX_BULK_EVENTS = 100;
 /** Most recipients one event may name in `to` (counted as given, before deduplication). */
 export const MAX_RECIPIENTS_PER_EVENT = 100;
 
-/**
- * Longest `subscriberId`, `transactionId` and subscriber `email` accepted. All are indexed, and a
- * B-tree entry holds at most about 2.7 kB: a longer value would fail deep in an INSERT (a 500) instead
- * of being refused.
- */
-export const MAX_IDENTIFIER_LENGTH = 255;
 
 /**
  * Deepest nesting accepted in an event (payload, overrides, context...). PostgreSQL's JSON parser

@@ -4,6 +4,7 @@ import type { ChatOrPushProviderId } from '../common/enums';
 import { MESSAGES } from '../common/errors/messages';
 import { RequestValidationException } from '../common/errors/validation-errors';
 import { generateId } from '../common/id';
+import { MAX_IDENTIFIER_LENGTH } from '../common/limits';
 import { EnvironmentDirectory } from '../environments/environment-directory';
 import type { SubscriberChannel } from './subscriber.entity';
 import { SubscriberEntity } from './subscriber.entity';
@@ -58,6 +59,13 @@ export class SubscribersService {
   async upsert(environmentId: string, input: UpsertSubscriberInput): Promise<SubscriberEntity> {
     if (typeof input?.subscriberId !== 'string' || !input.subscriberId.trim()) {
       throw RequestValidationException.forField('subscriberId', 'subscriberId must be a non-empty string', input?.subscriberId);
+    }
+    // Both are indexed: a value past a B-tree entry's size would fail in the INSERT instead of being refused.
+    for (const field of ['subscriberId', 'email'] as const) {
+      const value = input[field];
+      if (typeof value === 'string' && value.length > MAX_IDENTIFIER_LENGTH) {
+        throw RequestValidationException.forField(field, `${field} must be shorter than or equal to ${MAX_IDENTIFIER_LENGTH} characters`, value.slice(0, 32));
+      }
     }
     const organizationId = await this.directory.getOrganizationId(environmentId);
     const columns: string[] = [];

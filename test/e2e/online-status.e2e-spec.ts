@@ -165,6 +165,16 @@ describe.each(ADAPTERS)('PATCH /v1/subscribers/{subscriberId}/online-status (%s)
     });
   });
 
+  describe('SubscribersService.upsert', () => {
+    it('refuses a subscriberId or email longer than an index entry allows, with a 422-class error instead of a database error', async () => {
+      const service = t.app.get(SubscribersService);
+      for (const input of [{ subscriberId: 'x'.repeat(256) }, { subscriberId: 'long-email', email: `${'e'.repeat(6000)}@example.com` }]) {
+        await expect(service.upsert(envA.environmentId, input)).rejects.toMatchObject({ name: 'RequestValidationException' });
+      }
+      await expect(service.upsert(envA.environmentId, { subscriberId: 'y'.repeat(255), email: 'ok@example.com' })).resolves.toMatchObject({ subscriberId: 'y'.repeat(255) });
+    });
+  });
+
   describe('tenant isolation', () => {
     it('B\'s key gets 404 for A\'s subscriber, and A\'s row is unchanged', async () => {
       const before = await stored(envA, 'only-in-a');
