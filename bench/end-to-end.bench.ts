@@ -54,7 +54,7 @@ const BATCH_SIZES = (process.env.BENCH_E2E_BATCH_SIZES ?? '20,100')
   .map(Number);
 const TIMEOUT_SECONDS = Number(process.env.BENCH_E2E_TIMEOUT ?? 600);
 /** The module's worker defaults (lib/notifications.options.ts), reported with the figures. */
-const DEFAULT_WORKER = { concurrency: 2, batchSize: 50, pollingIntervalSeconds: 0.5 };
+const DEFAULT_WORKER = { concurrency: 50, batchSize: 50, pollingIntervalSeconds: 0.5 };
 
 interface Variant {
   name: string;

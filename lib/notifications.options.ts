@@ -56,12 +56,30 @@ export interface NotificationsModuleOptions {
   worker?: {
     /** False gives an API-only instance: triggers are accepted and queued, another instance runs them. @default true */
     enabled?: boolean;
-    /** Polling loops per process, each running one batch at a time. @default 2 */
+    /**
+     * Jobs one process works on at once: at most this many provider sends are in flight. The worker
+     * runs `ceil(concurrency / batchSize) + 1` polling loops of up to `min(batchSize, concurrency)` jobs,
+     * so one batch's database work overlaps the others' sends. @default 50
+     */
     concurrency?: number;
     /** Jobs a loop takes from the queue at once and runs set-based. @default 50 */
     batchSize?: number;
     /** How often an idle loop looks for due jobs (pg-boss allows at least 0.5). @default 0.5 */
     pollingIntervalSeconds?: number;
+  };
+  /** Sends through providers (email, SMS, chat, push). */
+  delivery?: {
+    /** How long one send may take before it fails as transient. @default 10 */
+    timeoutSeconds?: number;
+    /**
+     * Retries of a send that failed transiently (network error, timeout, 429, 5xx), through the
+     * queue. Permanent failures (other 4xx) are never retried. @default 3
+     */
+    retryLimit?: number;
+    /** Wait before the first retry; doubled for each next one (with ±20% jitter), or the vendor's `Retry-After` when longer. @default 10 */
+    retryDelaySeconds?: number;
+    /** The longest wait between two tries. @default 600 */
+    maxRetryDelaySeconds?: number;
   };
   /** The job queue (pg-boss, in the same PostgreSQL). */
   queue?: {
@@ -112,6 +130,7 @@ export interface ResolvedNotificationsOptions {
   readonly idempotency: { readonly enabled: boolean; readonly ttlSeconds: number; readonly lockSeconds: number };
   readonly auth: { readonly apiKeyCacheSeconds: number };
   readonly worker: { readonly enabled: boolean; readonly concurrency: number; readonly batchSize: number; readonly pollingIntervalSeconds: number };
+  readonly delivery: { readonly timeoutSeconds: number; readonly retryLimit: number; readonly retryDelaySeconds: number; readonly maxRetryDelaySeconds: number };
   readonly queue: {
     readonly connectionString?: string;
     readonly schema: string;
@@ -161,7 +180,7 @@ export function resolveNotificationsOptions(options: NotificationsModuleOptions)
   }
   const worker = {
     enabled: options.worker?.enabled ?? true,
-    concurrency: options.worker?.concurrency ?? 2,
+    concurrency: options.worker?.concurrency ?? 50,
     batchSize: options.worker?.batchSize ?? 50,
     pollingIntervalSeconds: options.worker?.pollingIntervalSeconds ?? 0.5,
   };
@@ -183,6 +202,22 @@ export function resolveNotificationsOptions(options: NotificationsModuleOptions)
   ] as const) {
     if (!Number.isInteger(value) || value < min) throw new InvalidNotificationsOptionsError(`\`${name}\` must be an integer of at least ${min}.`);
   }
+  const delivery = {
+    timeoutSeconds: options.delivery?.timeoutSeconds ?? 10,
+    retryLimit: options.delivery?.retryLimit ?? 3,
+    retryDelaySeconds: options.delivery?.retryDelaySeconds ?? 10,
+    maxRetryDelaySeconds: options.delivery?.maxRetryDelaySeconds ?? 600,
+  };
+  if (!Number.isInteger(delivery.retryLimit) || delivery.retryLimit < 0) {
+    throw new InvalidNotificationsOptionsError('`delivery.retryLimit` must be an integer of at least 0.');
+  }
+  for (const [name, value] of [
+    ['delivery.timeoutSeconds', delivery.timeoutSeconds],
+    ['delivery.retryDelaySeconds', delivery.retryDelaySeconds],
+    ['delivery.maxRetryDelaySeconds', delivery.maxRetryDelaySeconds],
+  ] as const) {
+    if (!Number.isFinite(value) || value <= 0) throw new InvalidNotificationsOptionsError(`\`${name}\` must be a positive number of seconds.`);
+  }
   if (!(worker.pollingIntervalSeconds >= 0.5)) {
     throw new InvalidNotificationsOptionsError('`worker.pollingIntervalSeconds` must be at least 0.5 (pg-boss polls no faster).');
   }
@@ -195,6 +230,7 @@ export function resolveNotificationsOptions(options: NotificationsModuleOptions)
     idempotency: Object.freeze({ enabled: options.idempotency?.enabled ?? true, ttlSeconds, lockSeconds }),
     auth: Object.freeze({ apiKeyCacheSeconds }),
     worker: Object.freeze(worker),
+    delivery: Object.freeze(delivery),
     queue: Object.freeze(queue),
   });
 }

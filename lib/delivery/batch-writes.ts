@@ -63,12 +63,13 @@ export class BatchWrites {
   async flush(em: EntityManager): Promise<void> {
     await this.writeRunChanges(em);
     await this.writeJobs(em);
-    await this.writeMessages(em);
-    await this.writeDetails(em);
+    const messageIds = await this.writeMessages(em);
+    await this.writeDetails(em, messageIds);
     await this.writeNotifications(em);
   }
 
-  private async writeDetails(em: EntityManager): Promise<void> {
+  /** @param messageIds The stored id of each drafted message (a retry's draft maps to the first try's message). */
+  private async writeDetails(em: EntityManager, messageIds: Map<string, string>): Promise<void> {
     if (!this.details.length) return;
     const rows = this.details.map(({ run, draft }) => ({
       id: generateId(),
@@ -85,7 +86,8 @@ export class BatchWrites {
       status: draft.status,
       source: draft.source ?? 'Internal',
       provider_id: draft.providerId ?? null,
-      message_id: draft.messageId ?? null,
+      message_id: draft.messageId ? (messageIds.get(draft.messageId) ?? draft.messageId) : null,
+      is_retry: draft.isRetry ?? false,
       raw: draft.raw === undefined || draft.raw === null ? null : JSON.stringify(draft.raw),
     }));
     // clock_timestamp(): a batch runs several steps of a run one after the other; their lines keep
@@ -96,17 +98,19 @@ export class BatchWrites {
                                         is_test, is_retry, created_at, updated_at)
        SELECT r.id, r.job_id, r.notification_id, r.workflow_id, r.subscriber_id, r.external_subscriber_id, r.environment_id,
               r.organization_id, r.transaction_id, r.channel, r.detail, r.status, r.source, r.provider_id, r.message_id, r.raw,
-              false, false, clock_timestamp(), clock_timestamp()
+              false, r.is_retry, clock_timestamp(), clock_timestamp()
          FROM jsonb_to_recordset($1::jsonb) AS r(id text, job_id text, notification_id text, workflow_id text, subscriber_id text,
               external_subscriber_id text, environment_id text, organization_id text, transaction_id text, channel text, detail text,
-              status text, source text, provider_id text, message_id text, raw text)`,
+              status text, source text, provider_id text, message_id text, is_retry boolean, raw text)`,
       [JSON.stringify(rows)],
       em,
     );
   }
 
-  private async writeMessages(em: EntityManager): Promise<void> {
-    if (!this.messages.length) return;
+  /** Returns the stored id of each draft (see the conflict clause). */
+  private async writeMessages(em: EntityManager): Promise<Map<string, string>> {
+    const ids = new Map<string, string>();
+    if (!this.messages.length) return ids;
     const rows = this.messages.map(({ run, draft }) => ({
       id: draft.id,
       environment_id: run.job.environmentId,
@@ -131,29 +135,39 @@ export class BatchWrites {
       direct_webhook_url: draft.directWebhookUrl,
       device_tokens: draft.deviceTokens,
       status: draft.status,
+      error_id: draft.errorId,
       error_text: draft.errorText,
       provider_message_id: draft.providerMessageId,
       tags: run.workflow?.tags ?? [],
       context_keys: contextKeys(run.notification.context),
     }));
-    // ON CONFLICT (job_id): a message is written once per job, whatever happens to the batch.
-    await this.db.query(
+    // One message per job (ON CONFLICT (job_id)): a retry of a transient send failure updates the
+    // first try's message with the new outcome instead of adding one; RETURNING gives its id back
+    // for the retry's log lines.
+    const { rows: stored } = await this.db.query<{ id: string; job_id: string }>(
       `INSERT INTO ntf_message (id, environment_id, organization_id, notification_id, subscriber_id, job_id, workflow_id, message_template_id,
                                 template_identifier, transaction_id, channel, provider_id, subject, title, content, cta, payload, overrides,
-                                email, phone, direct_webhook_url, device_tokens, status, error_text, provider_message_id, tags, context_keys,
-                                created_at, updated_at)
+                                email, phone, direct_webhook_url, device_tokens, status, error_id, error_text, provider_message_id, tags,
+                                context_keys, created_at, updated_at)
        SELECT r.id, r.environment_id, r.organization_id, r.notification_id, r.subscriber_id, r.job_id, r.workflow_id, r.message_template_id,
               r.template_identifier, r.transaction_id, r.channel, r.provider_id, r.subject, r.title, r.content, r.cta, r.payload, r.overrides,
-              r.email, r.phone, r.direct_webhook_url, r.device_tokens, r.status, r.error_text, r.provider_message_id,
+              r.email, r.phone, r.direct_webhook_url, r.device_tokens, r.status, r.error_id, r.error_text, r.provider_message_id,
               coalesce(r.tags, '{}'), coalesce(r.context_keys, '{}'), clock_timestamp(), clock_timestamp()
          FROM jsonb_to_recordset($1::jsonb) AS r(id text, environment_id text, organization_id text, notification_id text, subscriber_id text,
               job_id text, workflow_id text, message_template_id text, template_identifier text, transaction_id text, channel text,
               provider_id text, subject text, title text, content jsonb, cta jsonb, payload jsonb, overrides jsonb, email text, phone text,
-              direct_webhook_url text, device_tokens text[], status text, error_text text, provider_message_id text, tags text[], context_keys text[])
-       ON CONFLICT (job_id) DO NOTHING`,
+              direct_webhook_url text, device_tokens text[], status text, error_id text, error_text text, provider_message_id text,
+              tags text[], context_keys text[])
+       ON CONFLICT (job_id) DO UPDATE
+          SET status = excluded.status, error_id = excluded.error_id, error_text = excluded.error_text,
+              provider_message_id = excluded.provider_message_id, updated_at = excluded.updated_at
+       RETURNING id, job_id`,
       [JSON.stringify(rows)],
       em,
     );
+    const storedByJob = new Map(stored.map((row) => [row.job_id, row.id]));
+    for (const { run, draft } of this.messages) ids.set(draft.id, storedByJob.get(run.job.id) ?? draft.id);
+    return ids;
   }
 
   private async writeJobs(em: EntityManager): Promise<void> {
@@ -167,13 +181,14 @@ export class BatchWrites {
       digest: job.digest,
       error: job.error,
       merged_digest_id: job.mergedDigestId,
+      attempts: job.attempts,
     }));
     await this.db.query(
       `UPDATE ntf_job j
           SET status = r.status, provider_id = r.provider_id, payload = r.payload, digest = r.digest, error = r.error,
-              merged_digest_id = r.merged_digest_id, updated_at = clock_timestamp()
+              merged_digest_id = r.merged_digest_id, attempts = r.attempts, updated_at = clock_timestamp()
          FROM jsonb_to_recordset($1::jsonb) AS r(id text, environment_id text, status text, provider_id text, payload jsonb, digest jsonb,
-              error jsonb, merged_digest_id text)
+              error jsonb, merged_digest_id text, attempts integer)
         WHERE j.id = r.id AND j.environment_id = r.environment_id`,
       [JSON.stringify(rows)],
       em,
@@ -217,7 +232,7 @@ export class BatchWrites {
 }
 
 /** A trigger's `context` as message context keys (`type:id`, sorted), like channel connections store them. */
-function contextKeys(context: Record<string, unknown> | null): string[] {
+export function contextKeys(context: Record<string, unknown> | null): string[] {
   if (!context) return [];
   return Object.entries(context)
     .map(([type, value]) => {

@@ -17,6 +17,8 @@ export const DETAILS = {
   missingDeviceTokens: 'Subscriber credentials is missing the tokens for sending a push notification message',
   contentNotGenerated: 'Message content could not be generated',
   providerError: 'Unexpected provider error',
+  // Ours: the reference retries silently; here a transient failure says when the next try is.
+  providerRetryScheduled: 'Provider error, the send will be retried',
   filtered: 'Step was filtered based on steps filters',
   filteredByWorkflowPreferences: 'Step filtered by workflow preferences',
   stepDelayed: 'Step delayed',
@@ -46,6 +48,8 @@ export interface DetailDraft {
   source?: ExecutionDetailSource;
   providerId?: string | null;
   messageId?: string | null;
+  /** A line of a retry of the job (the queue's retry of a transient send failure). */
+  isRetry?: boolean;
   /** Stored as JSON text (the contract's `raw` is a string). */
   raw?: unknown;
 }
@@ -55,4 +59,5 @@ export const line = {
   pending: (detail: string, extra: Omit<DetailDraft, 'detail' | 'status'> = {}): DetailDraft => ({ detail, status: 'Pending', ...extra }),
   success: (detail: string, extra: Omit<DetailDraft, 'detail' | 'status'> = {}): DetailDraft => ({ detail, status: 'Success', ...extra }),
   failed: (detail: string, extra: Omit<DetailDraft, 'detail' | 'status'> = {}): DetailDraft => ({ detail, status: 'Failed', ...extra }),
+  warning: (detail: string, extra: Omit<DetailDraft, 'detail' | 'status'> = {}): DetailDraft => ({ detail, status: 'Warning', ...extra }),
 };

@@ -115,7 +115,8 @@ export class NotificationsQueue implements OnModuleInit, BeforeApplicationShutdo
    * batch when the handler resolves and retries it when it throws.
    */
   async work(handler: (jobs: PgBoss.Job<QueuedJobData>[]) => Promise<void>): Promise<string> {
-    const { batchSize, pollingIntervalSeconds } = this.options.worker;
+    const { pollingIntervalSeconds } = this.options.worker;
+    const { batchSize } = workerLoops(this.options.worker);
     const id = await this.boss.work<QueuedJobData>(JOBS_QUEUE, { batchSize, pollingIntervalSeconds }, handler);
     this.workerIds.push(id);
     return id;
@@ -139,4 +140,14 @@ export class NotificationsQueue implements OnModuleInit, BeforeApplicationShutdo
   private executor(): QueueExecutor {
     return { executeSql: (text, values) => this.db.query(text, values?.length ? values : undefined) as Promise<{ rows: unknown[] }> };
   }
+}
+
+/**
+ * How `worker.concurrency` (jobs at once) and `worker.batchSize` become polling loops: enough loops of
+ * `min(batchSize, concurrency)` jobs to keep `concurrency` jobs busy, plus one, so that while a batch
+ * does its database work (claim, context, writes) another batch's sends fill the send slots.
+ */
+export function workerLoops(worker: { concurrency: number; batchSize: number }): { loops: number; batchSize: number } {
+  const batchSize = Math.min(worker.batchSize, worker.concurrency);
+  return { loops: Math.ceil(worker.concurrency / batchSize) + 1, batchSize };
 }

@@ -53,14 +53,18 @@ export interface MessageDraft {
   phone: string | null;
   directWebhookUrl: string | null;
   deviceTokens: string[] | null;
-  status: 'sent' | 'error';
+  status: 'sent' | 'error' | 'warning';
+  errorId: string | null;
   errorText: string | null;
   providerMessageId: string | null;
 }
 
 /** How a step's run ended. */
 export interface StepOutcome {
-  status: Extract<JobStatus, 'completed' | 'failed' | 'canceled' | 'skipped'>;
+  /** `delayed`: a transient send failure, tried again at `retryAt` through the queue. */
+  status: Extract<JobStatus, 'completed' | 'failed' | 'canceled' | 'skipped' | 'delayed'>;
+  /** With `delayed`: when the job runs again (its `attempts` grows by one). */
+  retryAt?: Date;
   details: DetailDraft[];
   message?: MessageDraft;
   /** The integration's provider, for channel steps (the job's `providerId`). */

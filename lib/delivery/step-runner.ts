@@ -227,6 +227,12 @@ export class StepRunner {
     writes.touchJob(job);
     writes.addDetails(run, outcome.details);
     if (outcome.message) writes.addMessage(run, outcome.message);
+    if (outcome.retryAt) {
+      // A transient send failure: the job waits for its retry; the run goes on only once it is done.
+      job.attempts += 1;
+      writes.queue.push({ environmentId: job.environmentId, jobId: job.id, startAfter: outcome.retryAt });
+      return false;
+    }
     if (outcome.payloadPatch || outcome.digestEvents) writes.changeRun(run, { payloadPatch: outcome.payloadPatch, digestEvents: outcome.digestEvents });
     const stop = outcome.halt ?? (outcome.status === 'failed' && run.step.shouldStopOnFail ? 'canceled' : undefined);
     if (stop) {

@@ -6,6 +6,7 @@ import { type FieldErrors, RequestValidationException } from '../common/errors/v
 import { SecretCipher } from '../common/secret-cipher';
 import type { StepFilter } from '../common/step-filter';
 import { EnvironmentDirectory } from '../environments/environment-directory';
+import { DeliveryProviderRegistry } from '../providers/delivery-provider.registry';
 import { type IntegrationConfigurations, IntegrationEntity } from './integration.entity';
 
 /** Provider credentials: the contract's `CredentialsDto` fields, strings and a few booleans. */
@@ -41,11 +42,16 @@ export class IntegrationsService {
     private readonly db: NotificationsDatabase,
     private readonly directory: EnvironmentDirectory,
     private readonly cipher: SecretCipher,
+    private readonly providers: DeliveryProviderRegistry,
   ) {}
 
-  /** @throws RequestValidationException for a malformed input. */
+  /**
+   * @throws RequestValidationException for a malformed input, a provider of another channel, or
+   *   credentials missing what the provider requires (`errors.credentials` names the missing fields).
+   */
   async create(environmentId: string, input: CreateIntegrationInput): Promise<IntegrationEntity> {
     validateCreateInput(input);
+    this.validateForProvider(input);
     const organizationId = await this.directory.getOrganizationId(environmentId);
     const kind = input.kind ?? 'delivery';
     const primary = input.primary ?? false;
@@ -95,6 +101,33 @@ export class IntegrationsService {
       [organizationId],
     );
     return this.db.read(IntegrationEntity, rows);
+  }
+
+  /**
+   * Checks the input against its provider, when one is registered for `providerId` (the contract
+   * lists more providers than the module ships; those integrations are stored as given and fail at
+   * send time): the channel must be the provider's, and every required credential present.
+   */
+  private validateForProvider(input: CreateIntegrationInput): void {
+    const provider = this.providers.get(input.providerId);
+    if (!provider || (input.kind ?? 'delivery') !== 'delivery') return;
+    const errors: Record<string, FieldErrors> = {};
+    if (input.channel !== provider.channel) {
+      errors.channel = { messages: [`providerId "${input.providerId}" delivers on the ${provider.channel} channel, not ${String(input.channel)}`], value: input.channel };
+    }
+    const credentials = input.credentials ?? {};
+    const missing = provider.requiredCredentials.filter((name) => {
+      const value = credentials[name];
+      return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+    });
+    if (missing.length) {
+      errors.credentials = {
+        messages: [`credentials for ${input.providerId} are missing: ${missing.join(', ')}`],
+        // The names only: the credentials given are secrets and are not echoed back.
+        value: missing,
+      };
+    }
+    if (Object.keys(errors).length) throw new RequestValidationException(errors);
   }
 
   /** The plaintext credentials of an integration (`{}` when it has none). */

@@ -77,6 +77,10 @@ export class JobEntity extends EnvironmentScopedEntity {
   @Property({ type: 'json', nullable: true })
   error: (Record<string, unknown> & Opt) | null = null;
 
+  /** Retries so far of a send that failed transiently (0 until the first retry). */
+  @Property({ type: 'integer', default: 0 })
+  attempts: number & Opt = 0;
+
   /**
    * Digest and throttle jobs: the value of the step's `digestKey` / `throttleKey` in the payload
    * (`''` when the step has no key). Events with the same value are digested or throttled together.

@@ -3,21 +3,23 @@ import { ModuleRef } from '@nestjs/core';
 import { CHANNEL_TYPES } from '../common/enums';
 import { NOTIFICATIONS_OPTIONS } from '../notifications.constants';
 import { InvalidNotificationsOptionsError, type ResolvedNotificationsOptions } from '../notifications.options';
-import { ChatWebhookProvider } from './chat/chat-webhook.provider';
+import { CHAT_PROVIDERS } from './chat';
 import type { DeliveryProvider } from './delivery-provider';
-import { EmailWebhookProvider } from './email/email-webhook.provider';
-import { PushWebhookProvider } from './push/push-webhook.provider';
-import { GenericSmsProvider } from './sms/generic-sms.provider';
+import { EMAIL_PROVIDERS } from './email';
+import { PUSH_PROVIDERS } from './push';
+import { SDK_BACKED_PROVIDERS } from './sdk-backed.providers';
+import { SMS_PROVIDERS } from './sms';
 
 /**
  * The delivery providers the module ships. Each is a plain Nest provider of the module.
  * @publicApi
  */
 export const BUILT_IN_DELIVERY_PROVIDERS: readonly Type<DeliveryProvider>[] = Object.freeze([
-  EmailWebhookProvider,
-  GenericSmsProvider,
-  ChatWebhookProvider,
-  PushWebhookProvider,
+  ...EMAIL_PROVIDERS,
+  ...SMS_PROVIDERS,
+  ...CHAT_PROVIDERS,
+  ...PUSH_PROVIDERS,
+  ...SDK_BACKED_PROVIDERS,
 ]);
 
 /**

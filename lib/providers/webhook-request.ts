@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { IntegrationCredentials } from '../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryError, DeliveryProvider, type DeliveryResult } from './delivery-provider';
+import { truncate, VENDOR_RESPONSE_BODY_LIMIT, vendorRequest } from './vendor-http';
 
 /** Header carrying the hex HMAC-SHA256 of the raw request body, when the integration has a `secretKey`. @publicApi */
 export const WEBHOOK_SIGNATURE_HEADER = 'x-signature';
@@ -10,7 +11,7 @@ export const WEBHOOK_IDEMPOTENCY_HEADER = 'idempotency-key';
 /** How long a webhook may take to answer before the send fails. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 /** How much of a webhook's answer is kept in `DeliveryError.raw` / `DeliveryResult.raw` (characters). */
-export const WEBHOOK_RESPONSE_BODY_LIMIT = 2048;
+export const WEBHOOK_RESPONSE_BODY_LIMIT = VENDOR_RESPONSE_BODY_LIMIT;
 
 /**
  * The hex HMAC-SHA256 of `rawBody` keyed with `secretKey`: the value of the `x-signature` header.
@@ -76,35 +77,10 @@ export async function postWebhook(request: WebhookRequest): Promise<DeliveryResu
     url.password = '';
   }
 
-  let status: number;
-  let text: string;
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers,
-      body: rawBody,
-      // A redirect would resend the signed body (or a GET without it) to a host the integration never
-      // named; the receiver should be configured with its final URL instead, so a 3xx is a failure.
-      redirect: 'manual',
-      // Covers the body download too: the signal stays attached to the response stream.
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    status = response.status;
-    text = await response.text();
-  } catch (error) {
-    if (isTimeout(error)) {
-      throw new DeliveryError(`Webhook did not answer within ${timeoutMs} ms`, { error: describeError(error) });
-    }
-    throw new DeliveryError(`Webhook request failed: ${describeError(error)}`, { error: describeError(error) });
-  }
-
-  if (status < 200 || status > 299) {
-    throw new DeliveryError(`Webhook responded with ${status}`, { status, body: truncate(text) } satisfies WebhookResponseRaw);
-  }
-  const parsed = parseJson(text);
-  // A large answer is stored as truncated text: raw lands in execution details and must stay small.
-  const body = parsed !== undefined && text.length <= WEBHOOK_RESPONSE_BODY_LIMIT ? parsed : truncate(text);
-  return { id: extractId(parsed), raw: { status, body } satisfies WebhookResponseRaw };
+  // A redirect would resend the signed body (or a GET without it) to a host the integration never
+  // named; the receiver should be configured with its final URL instead, so a 3xx is a failure.
+  const response = await vendorRequest('Webhook', { url, headers, body: rawBody, timeoutMs });
+  return { id: extractId(response.body), raw: { status: response.status, body: capBody(response.body) } satisfies WebhookResponseRaw };
 }
 
 /**
@@ -112,8 +88,8 @@ export async function postWebhook(request: WebhookRequest): Promise<DeliveryResu
  * {@link postWebhook}. Subclasses only describe their channel's body.
  */
 export abstract class WebhookDeliveryProvider extends DeliveryProvider {
-  /** How long the receiver may take to answer. Subclasses (and tests) may lower or raise it. */
-  protected timeoutMs = DEFAULT_WEBHOOK_TIMEOUT_MS;
+  /** How long the receiver may take to answer; by default the message's `timeoutMs` (`delivery.timeoutSeconds`). */
+  protected timeoutMs?: number;
   private readonly logger = new Logger(this.constructor.name);
 
   async send(message: DeliveryMessage, credentials: IntegrationCredentials): Promise<DeliveryResult> {
@@ -126,7 +102,7 @@ export abstract class WebhookDeliveryProvider extends DeliveryProvider {
         body,
         idempotencyKey: message.jobId,
         secretKey: credentialString(credentials, 'secretKey'),
-        timeoutMs: this.timeoutMs,
+        timeoutMs: this.timeoutMs ?? message.timeoutMs,
       });
       this.logger.debug(`Job ${message.jobId}: webhook accepted the message in ${Date.now() - startedAt} ms`);
       return result;
@@ -221,47 +197,15 @@ function decodeUserInfo(value: string): string {
   }
 }
 
-function parseJson(text: string): unknown {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 function extractId(parsed: unknown): string | undefined {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   const id = (parsed as Record<string, unknown>).id;
   return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }
 
-function truncate(text: string): string {
-  return text.length > WEBHOOK_RESPONSE_BODY_LIMIT ? `${text.slice(0, WEBHOOK_RESPONSE_BODY_LIMIT)}…` : text;
-}
-
-function isTimeout(error: unknown): boolean {
-  return errorName(error) === 'TimeoutError' || errorName(asErrorLike(error)?.cause) === 'TimeoutError';
-}
-
-/** The error and its cause (undici hides the socket error, e.g. ECONNREFUSED, in `cause`). */
-function describeError(error: unknown): string {
-  const described = asErrorLike(error);
-  if (!described) return String(error);
-  const cause = asErrorLike(described.cause);
-  return `${described.name}: ${described.message}${cause ? `: ${cause.message}` : ''}`;
-}
-
-/**
- * Duck-typed rather than `instanceof Error`: fetch's errors (DOMException, TypeError) come from Node's
- * own realm, which is not the caller's under test runners that sandbox modules (jest).
- */
-function asErrorLike(value: unknown): { name: string; message: string; cause?: unknown } | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { name, message } = value as { name?: unknown; message?: unknown };
-  return typeof name === 'string' && typeof message === 'string' ? (value as { name: string; message: string; cause?: unknown }) : undefined;
-}
-
-function errorName(value: unknown): string | undefined {
-  return asErrorLike(value)?.name;
+/** A large answer is kept as truncated text: raw lands in execution details and must stay small. */
+function capBody(body: unknown): unknown {
+  if (typeof body === 'string') return truncate(body);
+  const text = JSON.stringify(body ?? null);
+  return text.length > WEBHOOK_RESPONSE_BODY_LIMIT ? truncate(text) : body;
 }

@@ -35,6 +35,8 @@ function message(overrides: Partial<DeliveryMessage> = {}, to: Partial<DeliveryM
     content: '<p>Order 42 is on its way</p>',
     payload: { orderId: 42 },
     overrides: { tag: 'x' },
+    timeoutMs: 10_000,
+    attempt: 0,
     ...overrides,
   };
 }

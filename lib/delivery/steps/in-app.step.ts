@@ -51,6 +51,7 @@ export class InAppStep implements StepHandler {
         directWebhookUrl: null,
         deviceTokens: null,
         status: 'sent',
+        errorId: null,
         errorText: null,
         providerMessageId: null,
       },

@@ -1,0 +1,5 @@
+import type { Type } from '@nestjs/common';
+import type { DeliveryProvider } from './delivery-provider';
+
+/** Built-in providers that speak through a vendor's own client library (nodemailer, the AWS SDK). */
+export const SDK_BACKED_PROVIDERS: readonly Type<DeliveryProvider>[] = [];

@@ -1,0 +1,194 @@
+import type { IntegrationCredentials } from '../integrations/integrations.service';
+import { DeliveryError } from './delivery-provider';
+
+/** How much of a vendor's answer is kept in `DeliveryError.raw` / `DeliveryResult.raw` (characters). */
+export const VENDOR_RESPONSE_BODY_LIMIT = 2048;
+
+/** One call to a vendor's HTTP API. Exactly one of `json`, `form` and `body` (or none, for a GET). */
+export interface VendorRequest {
+  /** @default 'POST' */
+  method?: string;
+  url: string | URL;
+  /** Names as the vendor documents them; `content-type` is set for `json` and `form`. */
+  headers?: Record<string, string>;
+  /** Sent as `application/json`. */
+  json?: unknown;
+  /** Sent as `application/x-www-form-urlencoded`; undefined values are left out, arrays repeat the key. */
+  form?: Record<string, string | number | boolean | undefined | ReadonlyArray<string>>;
+  /** Sent as is (set `content-type` yourself). */
+  body?: string | Uint8Array;
+  /** The message's `timeoutMs`: the answer must be complete by then. */
+  timeoutMs: number;
+}
+
+/** A vendor's 2xx answer. */
+export interface VendorResponse {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON, or the text when it is not JSON (`undefined` when empty). */
+  body: unknown;
+}
+
+/** What a vendor's error body says, for the error text and the message's `errorId`. */
+export interface VendorFailure {
+  message?: string;
+  code?: string;
+}
+
+/**
+ * Calls a vendor's HTTP API and translates the outcome into the provider contract:
+ * - 2xx → the parsed answer;
+ * - 408, 429, 5xx, a network error or a timeout → a transient {@link DeliveryError} (retried through
+ *   the queue), honouring `Retry-After`;
+ * - any other status (other 4xx, 3xx: redirects are not followed, a vendor API never needs one) → a
+ *   permanent DeliveryError.
+ *
+ * Error texts read `<vendor> responded with <status>: <what describeFailure found>`; `raw` holds
+ * `{ status, body }` with the body capped at {@link VENDOR_RESPONSE_BODY_LIMIT} characters. Request
+ * headers (credentials) are never part of an error.
+ * @param vendor The vendor's name as users know it (`SendGrid`), first word of every error text.
+ * @param describeFailure Reads the vendor's error body (message and code), when it has a known shape.
+ */
+export async function vendorRequest(
+  vendor: string,
+  request: VendorRequest,
+  describeFailure?: (body: unknown) => VendorFailure | undefined,
+): Promise<VendorResponse> {
+  const headers: Record<string, string> = { 'user-agent': 'nest-notifications', ...request.headers };
+  let body: string | Uint8Array | undefined = request.body;
+  if (request.json !== undefined) {
+    body = JSON.stringify(request.json);
+    headers['content-type'] ??= 'application/json';
+  } else if (request.form) {
+    body = formBody(request.form);
+    headers['content-type'] ??= 'application/x-www-form-urlencoded';
+  }
+
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(request.url, {
+      method: request.method ?? 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      // Covers the body download too: the signal stays attached to the response stream.
+      signal: AbortSignal.timeout(request.timeoutMs),
+    });
+    text = await response.text();
+  } catch (error) {
+    const described = describeError(error);
+    if (isTimeout(error)) {
+      throw new DeliveryError(`${vendor} did not answer within ${request.timeoutMs} ms`, { error: described }, { transient: true, code: 'timeout' });
+    }
+    throw new DeliveryError(`${vendor} request failed: ${described}`, { error: described }, { transient: true, code: 'network_error' });
+  }
+
+  const parsed = parseJson(text);
+  const status = response.status;
+  if (status >= 200 && status <= 299) return { status, headers: response.headers, body: parsed ?? (text === '' ? undefined : text) };
+
+  let failure: VendorFailure | undefined;
+  try {
+    failure = describeFailure?.(parsed ?? text);
+  } catch {
+    failure = undefined;
+  }
+  const transient = isTransientStatus(status);
+  throw new DeliveryError(
+    `${vendor} responded with ${status}${failure?.message ? `: ${failure.message}` : ''}`,
+    { status, body: parsed !== undefined && text.length <= VENDOR_RESPONSE_BODY_LIMIT ? parsed : truncate(text) },
+    { transient, retryAfterMs: transient ? retryAfterMs(response.headers) : undefined, code: failure?.code },
+  );
+}
+
+/** 408, 429 and 5xx: worth another try later. */
+export function isTransientStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/**
+ * A vendor endpoint: `credentials.baseUrl` (tests, private gateways, regional endpoints) when set,
+ * else the vendor's public base, joined with `path`.
+ * @example vendorUrl(credentials, 'https://api.sendgrid.com', '/v3/mail/send')
+ */
+export function vendorUrl(credentials: IntegrationCredentials, defaultBase: string, path: string): string {
+  const configured = typeof credentials.baseUrl === 'string' && credentials.baseUrl.trim() !== '' ? credentials.baseUrl.trim() : defaultBase;
+  return `${configured.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`;
+}
+
+/** `Basic <base64(user:password)>`. */
+export function basicAuth(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+/** The `Retry-After` (seconds or HTTP date) or `retry-after-ms` of an answer, in ms. */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const ms = Number(headers.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const value = headers.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isFinite(date) && date > Date.now() ? date - Date.now() : undefined;
+}
+
+/** A string from a vendor's answer (`body.a.b`), or undefined. */
+export function pickString(value: unknown, ...path: Array<string | number>): string | undefined {
+  let current = value;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string | number, unknown>)[key];
+  }
+  return typeof current === 'string' || typeof current === 'number' ? String(current) : undefined;
+}
+
+export function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function truncate(text: string, limit = VENDOR_RESPONSE_BODY_LIMIT): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
+export function isTimeout(error: unknown): boolean {
+  return errorName(error) === 'TimeoutError' || errorName(asErrorLike(error)?.cause) === 'TimeoutError';
+}
+
+/** The error and its cause (undici hides the socket error, e.g. ECONNREFUSED, in `cause`). */
+export function describeError(error: unknown): string {
+  const described = asErrorLike(error);
+  if (!described) return String(error);
+  const cause = asErrorLike(described.cause);
+  return `${described.name}: ${described.message}${cause ? `: ${cause.message}` : ''}`;
+}
+
+function formBody(form: NonNullable<VendorRequest['form']>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(form)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value as readonly string[]) params.append(key, item);
+    else params.append(key, String(value));
+  }
+  return params.toString();
+}
+
+/**
+ * Duck-typed rather than `instanceof Error`: fetch's errors (DOMException, TypeError) come from Node's
+ * own realm, which is not the caller's under test runners that sandbox modules (jest).
+ */
+function asErrorLike(value: unknown): { name: string; message: string; cause?: unknown } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { name, message } = value as { name?: unknown; message?: unknown };
+  return typeof name === 'string' && typeof message === 'string' ? (value as { name: string; message: string; cause?: unknown }) : undefined;
+}
+
+function errorName(value: unknown): string | undefined {
+  return asErrorLike(value)?.name;
+}
