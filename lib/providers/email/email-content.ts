@@ -1,4 +1,4 @@
-import { convert } from 'html-to-text';
+import { compile } from 'html-to-text';
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryError } from '../delivery-provider';
 import { credentialString } from '../webhook-request';
@@ -41,9 +41,12 @@ export function emailParts(message: DeliveryMessage, credentials: IntegrationCre
   };
 }
 
+/** html-to-text's converter, built once: `convert` would rebuild its selectors on every call. */
+const toText = compile({ wordwrap: false });
+
 /** The plain-text version of an HTML body (html-to-text, no hard wrapping). */
 export function htmlToText(html: string): string {
-  return convert(html, { wordwrap: false });
+  return toText(html);
 }
 
 function stringOf(value: unknown): string | undefined {
