@@ -222,7 +222,9 @@ export class StepRunner {
     const { job } = run;
     job.status = outcome.status;
     if (outcome.providerId) job.providerId = outcome.providerId;
+    // A retry that succeeds clears the error of the try before it.
     if (outcome.error) job.error = outcome.error;
+    else if (outcome.status === 'completed') job.error = null;
     if (outcome.digestEvents) job.digest = { ...job.digest, events: outcome.digestEvents };
     writes.touchJob(job);
     writes.addDetails(run, outcome.details);
