@@ -192,3 +192,33 @@ function asErrorLike(value: unknown): { name: string; message: string; cause?: u
 function errorName(value: unknown): string | undefined {
   return asErrorLike(value)?.name;
 }
+
+/**
+ * `body` with `fields` merged in: plain objects are merged key by key (recursively), anything else
+ * (strings, numbers, arrays) replaces what the provider built. This is how a trigger reaches vendor
+ * features the module does not model (templates, tags, tracking settings, message streams).
+ */
+export function mergeVendorFields<T extends Record<string, unknown>>(body: T, fields: Record<string, unknown>): T {
+  const merged: Record<string, unknown> = { ...body };
+  for (const [key, value] of Object.entries(fields)) {
+    const current = merged[key];
+    merged[key] = isPlainObject(current) && isPlainObject(value) ? mergeVendorFields(current, value) : value;
+  }
+  return merged as T;
+}
+
+/** Whether a value is a JSON object (not an array, not null). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A credential the provider cannot send without. Integrations are validated against
+ * `requiredCredentials` when created, so this only fails for integrations edited behind the module's back.
+ * @throws DeliveryError (permanent, code `missing_credentials`) naming the credential.
+ */
+export function requireCredential(credentials: IntegrationCredentials, name: string, providerId: string): string {
+  const value = credentials[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new DeliveryError(`The ${providerId} integration has no credentials.${name}`, undefined, { code: 'missing_credentials' });
+  return value;
+}

@@ -1,10 +1,9 @@
-import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { DeliveryError } from '../delivery-provider';
-import { credentialString } from '../webhook-request';
+import { isPlainObject } from '../vendor-http';
 
 /**
- * Helpers shared by the HTTP-API email providers (SendGrid, Mailgun, Postmark, Resend, Mailjet, Brevo):
- * the overrides they all understand and the credentials they all need.
+ * The overrides every email provider understands (`replyTo`, `cc`, `bcc`, `attachments`, `headers`),
+ * read once from a trigger's `overrides.providers[providerId]`; the rest go to the vendor as they are.
  */
 
 /**
@@ -63,24 +62,7 @@ export function emailOverrides(overrides: Record<string, unknown>): EmailOverrid
   };
 }
 
-/**
- * `body` with `fields` merged in: plain objects are merged key by key (recursively), anything else
- * (strings, numbers, arrays) replaces what the provider built. This is how a trigger reaches vendor
- * features the module does not model (templates, tags, tracking settings, message streams).
- */
-export function mergeVendorFields<T extends Record<string, unknown>>(body: T, fields: Record<string, unknown>): T {
-  const merged: Record<string, unknown> = { ...body };
-  for (const [key, value] of Object.entries(fields)) {
-    const current = merged[key];
-    merged[key] = isPlainObject(current) && isPlainObject(value) ? mergeVendorFields(current, value) : value;
-  }
-  return merged as T;
-}
 
-/** Whether a value is a JSON object (not an array, not null). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function invalid(text: string): DeliveryError {
   return new DeliveryError(`Invalid email overrides: ${text}`, undefined, { code: 'invalid_overrides' });
@@ -119,13 +101,3 @@ function headerMap(value: unknown): Record<string, string> {
   return value as Record<string, string>;
 }
 
-/**
- * A credential the provider cannot send without. Integrations are validated against
- * `requiredCredentials` when created, so this only fails for integrations edited behind the module's back.
- * @throws DeliveryError (permanent, code `missing_credentials`) naming the credential.
- */
-export function requireCredential(credentials: IntegrationCredentials, name: string, providerId: string): string {
-  const value = credentialString(credentials, name);
-  if (!value) throw new DeliveryError(`The ${providerId} integration has no credentials.${name}`, undefined, { code: 'missing_credentials' });
-  return value;
-}

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryProvider, type DeliveryResult } from '../delivery-provider';
-import { basicAuth, pickString, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
+import { basicAuth, isPlainObject, pickString, requireCredential, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
 import { credentialString, requireRecipientField } from '../webhook-request';
 import { emailParts } from './email-content';
-import { emailOverrides, isPlainObject, requireCredential } from './email-api';
+import { emailOverrides } from './email-api';
 
 /** Mailgun's API for domains in the US region; EU domains set `credentials.baseUrl` to `https://api.eu.mailgun.net`. */
 export const MAILGUN_API_BASE = 'https://api.mailgun.net';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryError, DeliveryProvider, type DeliveryResult } from '../delivery-provider';
-import { basicAuth, isTransientStatus, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
+import { basicAuth, isPlainObject, isTransientStatus, mergeVendorFields, requireCredential, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
 import { requireRecipientField } from '../webhook-request';
 import { emailParts } from './email-content';
-import { emailOverrides, isPlainObject, mergeVendorFields, requireCredential } from './email-api';
+import { emailOverrides } from './email-api';
 
 /** Mailjet's API. */
 export const MAILJET_API_BASE = 'https://api.mailjet.com';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryProvider, type DeliveryResult } from '../delivery-provider';
-import { pickString, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
+import { isPlainObject, mergeVendorFields, pickString, requireCredential, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
 import { requireRecipientField } from '../webhook-request';
 import { emailParts } from './email-content';
-import { emailOverrides, isPlainObject, mergeVendorFields, requireCredential } from './email-api';
+import { emailOverrides } from './email-api';
 
 /** Postmark's API. */
 export const POSTMARK_API_BASE = 'https://api.postmarkapp.com';

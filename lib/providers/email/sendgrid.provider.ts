@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryProvider, type DeliveryResult } from '../delivery-provider';
-import { type VendorFailure, vendorUrl, vendorRequest } from '../vendor-http';
+import { isPlainObject, mergeVendorFields, requireCredential, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
 import { credentialString, requireRecipientField } from '../webhook-request';
 import { emailParts } from './email-content';
-import { emailOverrides, isPlainObject, mergeVendorFields, requireCredential } from './email-api';
+import { emailOverrides } from './email-api';
 
 /** SendGrid's API for global accounts. */
 export const SENDGRID_API_BASE = 'https://api.sendgrid.com';
