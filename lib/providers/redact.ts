@@ -6,8 +6,14 @@ export const REDACTED = '[redacted]';
 /** Secrets shorter than this are not searched for: they would match ordinary text (`true`, a port). */
 const MIN_SECRET_LENGTH = 6;
 
-/** Credential names whose values are not secret and may stay in the log (sender, region, ids of the app). */
-const PUBLIC_CREDENTIALS = new Set(['from', 'senderName', 'region', 'host', 'port', 'baseUrl', 'domain', 'projectName', 'applicationId', 'senderId']);
+/**
+ * Credential names whose values are not secret and may stay in the log (sender, region, ids of the
+ * app; the public fields of a Google service account), so that vendor answers naming them stay readable.
+ */
+const PUBLIC_CREDENTIALS = new Set([
+  'from', 'senderName', 'region', 'host', 'port', 'baseUrl', 'domain', 'projectName', 'applicationId', 'senderId',
+  'type', 'project_id', 'client_email', 'client_id', 'auth_uri', 'token_uri', 'auth_provider_x509_cert_url', 'client_x509_cert_url', 'universe_domain',
+]);
 
 /**
  * The secret strings of an integration's credentials (and any extra secrets, e.g. a channel
