@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
+import { generateKeyPairSync } from 'node:crypto';
 import { Novu } from '@novu/api';
-import { verifyWebhookSignature } from '../../lib';
+import { ChannelConnectionsService, verifyWebhookSignature } from '../../lib';
 import { ADAPTERS, useTestApp } from '../fixtures/app';
 import { seedManyChannelConnections } from '../fixtures/channel-connection.factory';
 import { createEnvironment, createIntegration, createSubscriber, type TestEnvironment } from '../fixtures/factories';
@@ -24,6 +25,7 @@ describe.each(ADAPTERS)('the official SDK against the app (%s)', (adapter) => {
   let env: TestEnvironment;
   let novu: Novu;
   let receiver: WebhookReceiver;
+  let novuServerUrl: () => string;
   const CONNECTIONS = 260;
 
   beforeAll(async () => {
@@ -32,6 +34,7 @@ describe.each(ADAPTERS)('the official SDK against the app (%s)', (adapter) => {
     const { port } = t.app.getHttpServer().address() as AddressInfo;
     env = await createEnvironment(t.moduleRef, 'SDK');
     novu = new Novu({ secretKey: env.apiKey, serverURL: `http://127.0.0.1:${port}`, retryConfig: { strategy: 'none' } });
+    novuServerUrl = () => `http://127.0.0.1:${port}`;
   });
   afterAll(() => receiver.close());
 
@@ -213,5 +216,120 @@ describe.each(ADAPTERS)('the official SDK against the app (%s)', (adapter) => {
     expect(unread.result.data).toEqual([]);
     const linFeed = await novu.subscribers.notifications.feed({ subscriberId: 'loop-lin', payload: Buffer.from(JSON.stringify({ orderId: 'B-2' })).toString('base64') });
     expect(linFeed.result.data.map((item) => item.content)).toEqual(['Hi Lin: lamp for order B-2']);
+  });
+
+  it('one step per channel through real vendors: every job completed with the vendor’s message id (notifications.retrieve)', async () => {
+    // A second app-wide vendor: one local server answering as SendGrid, Twilio, Slack's Web API, Google's
+    // token endpoint and FCM do (each provider has its own spec of the exact requests).
+    const vendor = await WebhookReceiver.start();
+    try {
+      vendor
+        .respond('/v3/mail/send', { status: 202, body: '', headers: { 'x-message-id': 'sg-msg-1' } })
+        .respond('/2010-04-01/Accounts/AC0123/Messages.json', { status: 201, body: { sid: 'SM-msg-1', status: 'queued' } })
+        .respond('/chat.postMessage', { status: 200, body: { ok: true, channel: 'C-ops', ts: '1700000000.000100' } })
+        .respond('/token', { status: 200, body: { access_token: 'ya29.sdk-token', expires_in: 3600, token_type: 'Bearer' } })
+        .respond('/v1/projects/sdk-project/messages:send', { status: 200, body: { name: 'projects/sdk-project/messages/fcm-msg-1' } });
+      const channels = await createEnvironment(t.moduleRef, 'SDK channels');
+      const client = new Novu({ secretKey: channels.apiKey, serverURL: novuServerUrl(), retryConfig: { strategy: 'none' } });
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const serviceAccount = JSON.stringify({
+        type: 'service_account',
+        project_id: 'sdk-project',
+        client_email: 'notifier@sdk-project.iam.gserviceaccount.com',
+        private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+        token_uri: vendor.url('/token'),
+      });
+      const base = vendor.url('');
+      const integrations = [
+        { identifier: 'sg', providerId: 'sendgrid', channel: 'email' as const, credentials: { apiKey: 'SG.sdk-key', from: 'shop@example.com', baseUrl: base } },
+        { identifier: 'tw', providerId: 'twilio', channel: 'sms' as const, credentials: { accountSid: 'AC0123', token: 'tw-sdk-token', from: '+15550000000', baseUrl: base } },
+        { identifier: 'sl', providerId: 'slack', channel: 'chat' as const, credentials: { baseUrl: base } },
+        { identifier: 'fc', providerId: 'fcm', channel: 'push' as const, credentials: { serviceAccount, baseUrl: base } },
+      ];
+      for (const integration of integrations) await createIntegration(t.moduleRef, channels.environmentId, { name: integration.providerId, primary: true, ...integration });
+      await t.app.get(ChannelConnectionsService).create(channels.environmentId, {
+        identifier: 'sdk-slack-connection',
+        channel: 'chat',
+        providerId: 'slack',
+        integrationIdentifier: 'sl',
+        subscriberId: 'omni',
+        workspace: { id: 'T-sdk', name: 'SDK workspace' },
+        auth: { accessToken: 'xoxb-sdk-token' },
+      });
+      // The Slack channel and the device token are channel settings the host stored (the SDK's trigger
+      // payload carries only webhookUrl and deviceTokens in its channels).
+      await createSubscriber(t.moduleRef, channels.environmentId, {
+        subscriberId: 'omni',
+        channels: [
+          { providerId: 'slack', credentials: { channel: 'C-ops' } },
+          { providerId: 'fcm', credentials: { deviceTokens: ['device-token-1'] } },
+        ],
+      });
+      await createWorkflow(t.app, channels.environmentId, {
+        identifier: 'every-channel',
+        name: 'Every channel',
+        steps: [
+          { type: 'in_app', template: { content: 'Order {{ payload.orderId }} shipped' } },
+          { type: 'email', template: { subject: 'Order {{ payload.orderId }}', content: '<p>Order <b>{{ payload.orderId }}</b> shipped</p>' } },
+          { type: 'sms', template: { content: 'Order {{ payload.orderId }} shipped' } },
+          { type: 'chat', template: { content: 'Order {{ payload.orderId }} shipped' } },
+          { type: 'push', template: { title: 'Shipped', content: 'Order {{ payload.orderId }} shipped' } },
+        ],
+      });
+
+      const bulk = await client.triggerBulk({
+        events: [
+          {
+            workflowId: 'every-channel',
+            to: { subscriberId: 'omni', firstName: 'Omni', email: 'omni@example.com', phone: '+15551234567' },
+            payload: { orderId: 'O-9' },
+          },
+        ],
+      });
+      expect(bulk.result[0].status).toBe('processed');
+      const transactionId = bulk.result[0].transactionId!;
+      await eventually(
+        async () => {
+          const found = await rows<{ status: string }>(t, 'SELECT status FROM ntf_job WHERE environment_id = $1 AND transaction_id = $2', [channels.environmentId, transactionId]);
+          return found.length === 6 && found.every((job) => FINAL_JOB_STATUSES.includes(job.status));
+        },
+        20_000,
+        'the run to finish',
+      );
+
+      const [listed] = (await client.notifications.list({ transactionId })).result.data;
+      const retrieved = await client.notifications.retrieve(listed.id!);
+      const jobs = retrieved.result.jobs ?? [];
+      expect(jobs.map((job) => [job.type, job.status, job.providerId])).toEqual([
+        ['in_app', 'completed', 'novu'],
+        ['email', 'completed', 'sendgrid'],
+        ['sms', 'completed', 'twilio'],
+        ['chat', 'completed', 'slack'],
+        ['push', 'completed', 'fcm'],
+      ]);
+      const vendorIds: Record<string, string> = { email: 'sg-msg-1', sms: 'SM-msg-1', chat: '1700000000.000100', push: 'projects/sdk-project/messages/fcm-msg-1' };
+      for (const job of jobs.filter((j) => j.type !== 'in_app')) {
+        const sent = job.executionDetails.find((detail) => detail.detail === 'Message sent');
+        expect(sent).toMatchObject({ status: 'Success', providerId: job.providerId });
+        expect(String(sent?.raw)).toContain(vendorIds[job.type]);
+      }
+      const stored = await rows<{ channel: string; status: string; provider_message_id: string | null }>(
+        t,
+        'SELECT channel, status, provider_message_id FROM ntf_message WHERE environment_id = $1 AND transaction_id = $2 ORDER BY channel',
+        [channels.environmentId, transactionId],
+      );
+      expect(stored).toEqual([
+        { channel: 'chat', status: 'sent', provider_message_id: vendorIds.chat },
+        { channel: 'email', status: 'sent', provider_message_id: vendorIds.email },
+        { channel: 'in_app', status: 'sent', provider_message_id: null },
+        { channel: 'push', status: 'sent', provider_message_id: vendorIds.push },
+        { channel: 'sms', status: 'sent', provider_message_id: vendorIds.sms },
+      ]);
+      // The secrets went to the vendor, and nowhere else the SDK can read.
+      expect(vendor.requestsTo('/chat.postMessage')[0].headers.authorization).toBe('Bearer xoxb-sdk-token');
+      expect(JSON.stringify(retrieved.result)).not.toMatch(/xoxb-sdk-token|SG\.sdk-key|tw-sdk-token|ya29\.sdk-token|PRIVATE KEY/);
+    } finally {
+      await vendor.close();
+    }
   });
 });
