@@ -57,9 +57,10 @@ export interface NotificationsModuleOptions {
     /** False gives an API-only instance: triggers are accepted and queued, another instance runs them. @default true */
     enabled?: boolean;
     /**
-     * Jobs one process works on at once: at most this many provider sends are in flight. The worker
-     * runs `ceil(concurrency / batchSize) + 1` polling loops of up to `min(batchSize, concurrency)` jobs,
-     * so one batch's database work overlaps the others' sends. @default 50
+     * Provider sends one process keeps in flight at most. The worker runs `ceil(6 × concurrency /
+     * batchSize)` polling loops of up to `min(batchSize, concurrency)` jobs, so that while some batches
+     * do their database work, the others' sends keep the slots full; each running loop holds one
+     * database connection. @default 50
      */
     concurrency?: number;
     /** Jobs a loop takes from the queue at once and runs set-based. @default 50 */

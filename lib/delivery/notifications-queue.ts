@@ -143,11 +143,15 @@ export class NotificationsQueue implements OnModuleInit, BeforeApplicationShutdo
 }
 
 /**
- * How `worker.concurrency` (jobs at once) and `worker.batchSize` become polling loops: enough loops of
- * `min(batchSize, concurrency)` jobs to keep `concurrency` jobs busy, plus one, so that while a batch
- * does its database work (claim, context, writes) another batch's sends fill the send slots.
+ * How `worker.concurrency` (sends in flight) and `worker.batchSize` become polling loops: loops of
+ * `min(batchSize, concurrency)` jobs, enough of them to hold about six times `concurrency` jobs. A
+ * batch spends most of its time on database work (claim, context, one write per table, commit) and
+ * only part on sends, so while some batches write, the others' sends keep the send slots full.
+ * Measured with a 50 ms vendor (bench/providers, concurrency 50, batches of 50, 20,000 sends): 2 loops
+ * 600 sends/s, 4 loops 713–752, 6 loops 838 of an ideal 1,000. Each running loop holds one database
+ * connection for its batch.
  */
 export function workerLoops(worker: { concurrency: number; batchSize: number }): { loops: number; batchSize: number } {
   const batchSize = Math.min(worker.batchSize, worker.concurrency);
-  return { loops: Math.ceil(worker.concurrency / batchSize) + 1, batchSize };
+  return { loops: Math.ceil((6 * worker.concurrency) / batchSize), batchSize };
 }

@@ -26,7 +26,7 @@ describe.each(ADAPTERS)('secrets and sessions (%s)', (adapter) => {
       identifier: 'twilio',
       providerId: 'twilio',
       channel: 'sms',
-      credentials: { accountSid: 'AC123', token: SECRETS[1] },
+      credentials: { accountSid: 'AC123', token: SECRETS[1], from: '+15550000000' },
     });
     sessions.set('session-token', { organizationId: prod.organizationId, environmentId: prod.environmentId, userId: 'user-1' });
   });

@@ -20,7 +20,7 @@ import { WebhookReceiver } from '../fixtures/webhook-receiver';
  * `maintenanceIntervalSeconds`.
  */
 const QUEUE = { expireInSeconds: 2, maintenanceIntervalSeconds: 1, retryDelaySeconds: 0 };
-const WORKER = { concurrency: 20, pollingIntervalSeconds: 0.5, batchSize: 20 };
+const WORKER = { concurrency: 10, pollingIntervalSeconds: 0.5, batchSize: 20 };
 /** How long a slow webhook takes to answer: long enough that a batch is always in flight. */
 const SLOW_REPLY_MS = 300;
 
