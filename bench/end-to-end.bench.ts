@@ -1,13 +1,11 @@
 import 'reflect-metadata';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Pool } from 'pg';
-import type { NotificationsModuleOptions } from '../lib';
 import { JOBS_QUEUE } from '../lib/delivery/notifications-queue';
 import {
+  type BatchStats,
+  batchStats,
   type BenchEnvironment,
   benchEvents,
   bulkEndpoint,
@@ -17,6 +15,7 @@ import {
   EVENTS_PER_REQUEST,
   postBulk,
   startIntakeApp,
+  WorkerProcess,
 } from './pipeline-support';
 import { describeBenchRun, provisionBenchDatabase, round, runAsScript, writeBenchResults } from './support';
 
@@ -67,16 +66,6 @@ interface Variant {
   drain: boolean;
 }
 
-interface BatchStats {
-  batches: number;
-  /** Queue entries per batch (each entry runs the trigger job and, inline, the in-app job). */
-  meanEntries: number;
-  meanMs: number;
-  p50Ms: number;
-  maxMs: number;
-  /** Sum of batch times over all loops of all processes: > wall time means loops overlapped. */
-  busyMs: number;
-}
 
 export interface EndToEndVariantResult extends Variant {
   events: number;
@@ -106,7 +95,8 @@ export async function runEndToEndBench(): Promise<EndToEndVariantResult[]> {
   const variants: Variant[] = [
     { name: 'one worker process', workerProcesses: 1, worker: DEFAULT_WORKER, drain: false },
     { name: 'two worker processes', workerProcesses: 2, worker: DEFAULT_WORKER, drain: false },
-    ...BATCH_SIZES.map((batchSize) => ({ name: `one worker process, batchSize ${batchSize}`, workerProcesses: 1, worker: { ...DEFAULT_WORKER, batchSize }, drain: false })),
+    // concurrency = batchSize: loops of `batchSize` jobs, two of them (workerLoops), as with the default.
+    ...BATCH_SIZES.map((batchSize) => ({ name: `one worker process, batchSize ${batchSize}`, workerProcesses: 1, worker: { ...DEFAULT_WORKER, batchSize, concurrency: batchSize }, drain: false })),
     { name: 'drain only, one worker process', workerProcesses: 1, worker: DEFAULT_WORKER, drain: true },
     { name: 'drain only, two worker processes', workerProcesses: 2, worker: DEFAULT_WORKER, drain: true },
   ];
@@ -214,88 +204,12 @@ async function runVariant(
   }
 }
 
-/**
- * A worker process (`node dist/bench/worker-process.js`): started, awaited until it says `ready`, its
- * batch lines collected, stopped with SIGTERM (SIGKILL if it does not exit within 30 s).
- */
-class WorkerProcess {
-  readonly batches: Array<{ jobs: number; entries: number; ms: number }> = [];
-  readonly pid: number;
-  /** When it said `ready` (Date.now()). */
-  readyAt = 0;
-  private readonly output: string[] = [];
-  private exited = false;
-
-  private constructor(private readonly child: ChildProcess) {
-    this.pid = child.pid ?? 0;
-    child.on('exit', () => (this.exited = true));
-  }
-
-  static async start(url: string, options: Partial<NotificationsModuleOptions>): Promise<WorkerProcess> {
-    const child = spawn(process.execPath, [join(__dirname, 'worker-process.js')], {
-      env: { ...process.env, NTF_WORKER_DATABASE_URL: url, NTF_WORKER_OPTIONS: JSON.stringify(options), NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const worker = new WorkerProcess(child);
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker process not ready after 60 s:\n${worker.output.join('\n')}`)), 60_000);
-      const onLine = (line: string) => {
-        worker.output.push(line);
-        if (worker.output.length > 200) worker.output.shift();
-        const batch = /ran (\d+) job\(s\) of (\d+) queue entr(?:y|ies) in (\d+) ms/.exec(line);
-        if (batch) worker.batches.push({ jobs: Number(batch[1]), entries: Number(batch[2]), ms: Number(batch[3]) });
-        if (/\bready pid=/.test(line)) {
-          worker.readyAt = Date.now();
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      createInterface({ input: child.stdout! }).on('line', onLine);
-      createInterface({ input: child.stderr! }).on('line', onLine);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`worker process exited with ${code} before it was ready:\n${worker.output.join('\n')}`));
-      });
-    });
-    return worker;
-  }
-
-  assertAlive(): void {
-    if (this.exited) throw new Error(`a worker process died:\n${this.output.slice(-30).join('\n')}`);
-  }
-
-  async stop(): Promise<void> {
-    if (this.exited) return;
-    const exit = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
-    await exit;
-    clearTimeout(timer);
-  }
-}
-
 function cpuPerEvent(before: { sample: CpuSample; workersMs: number }, after: { sample: CpuSample; workersMs: number }): EndToEndVariantResult['cpuMsPerEvent'] {
   const postgres = before.sample.postgresMs === null || after.sample.postgresMs === null ? null : round((after.sample.postgresMs - before.sample.postgresMs) / EVENTS, 3);
   return {
     workers: round((after.workersMs - before.workersMs) / EVENTS, 3),
     api: round((after.sample.processMs - before.sample.processMs) / EVENTS, 3),
     postgres,
-  };
-}
-
-/** Batches that ran at least one job (idle polls of an empty queue log nothing). */
-function batchStats(batches: Array<{ jobs: number; entries: number; ms: number }>): BatchStats {
-  const busy = batches.filter((batch) => batch.jobs > 0);
-  if (!busy.length) return { batches: 0, meanEntries: 0, meanMs: 0, p50Ms: 0, maxMs: 0, busyMs: 0 };
-  const times = busy.map((batch) => batch.ms).sort((a, b) => a - b);
-  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-  return {
-    batches: busy.length,
-    meanEntries: round(sum(busy.map((batch) => batch.entries)) / busy.length, 1),
-    meanMs: round(sum(times) / times.length, 1),
-    p50Ms: times[Math.floor(times.length / 2)],
-    maxMs: times[times.length - 1],
-    busyMs: sum(times),
   };
 }
 

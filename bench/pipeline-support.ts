@@ -1,11 +1,15 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { MikroOrmModule } from '@mikro-orm/nestjs';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
-import { EnvironmentsService, NotificationsModule, WorkflowsService, type WorkflowDefinition } from '../lib';
+import { EnvironmentsService, NotificationsModule, type NotificationsModuleOptions, WorkflowsService, type WorkflowDefinition } from '../lib';
 import { createOrmConfig } from '../sample-app/mikro-orm.config';
+import { round } from './support';
 
 /**
  * What the trigger-pipeline benchmarks (intake, end to end) share: the host app that takes the
@@ -46,10 +50,10 @@ export interface BenchEvent {
  * `count` events of {@link IN_APP_WORKFLOW}, one recipient each, subscribers `<prefix>-0` … : distinct
  * subscribers across requests as long as the prefixes differ, so every event creates its subscriber.
  */
-export function benchEvents(prefix: string, count = EVENTS_PER_REQUEST): BenchEvent[] {
+export function benchEvents(prefix: string, count = EVENTS_PER_REQUEST, workflow = IN_APP_WORKFLOW.identifier): BenchEvent[] {
   return Array.from({ length: count }, (_, i) => {
     const subscriberId = `${prefix}-${i}`;
-    return { name: IN_APP_WORKFLOW.identifier, to: { subscriberId, firstName: 'Ada', email: `${subscriberId}@example.com` }, payload: { orderId: `ORD-${i}` } };
+    return { name: workflow, to: { subscriberId, firstName: 'Ada', email: `${subscriberId}@example.com` }, payload: { orderId: `ORD-${i}` } };
   });
 }
 
@@ -177,3 +181,99 @@ function cpuTicks(pid: number, withExitedChildren = false): number {
   const own = Number(fields[11]) + Number(fields[12]);
   return withExitedChildren ? own + Number(fields[13]) + Number(fields[14]) : own;
 }
+
+/** What the worker processes' batch lines add up to. */
+export interface BatchStats {
+  batches: number;
+  /** Queue entries per batch (each entry runs the trigger job and, inline, the in-app job). */
+  meanEntries: number;
+  meanMs: number;
+  p50Ms: number;
+  maxMs: number;
+  /** Sum of batch times over all loops of all processes: > wall time means loops overlapped. */
+  busyMs: number;
+}
+
+/**
+ * A worker process (`node dist/bench/worker-process.js`): started, awaited until it says `ready`, its
+ * batch lines collected, stopped with SIGTERM (SIGKILL if it does not exit within 30 s).
+ */
+export class WorkerProcess {
+  readonly batches: Array<{ jobs: number; entries: number; ms: number }> = [];
+  /** Its `memory ...` lines (when started with NTF_WORKER_MEMORY_LOG_MS), with when they arrived. */
+  readonly memory: Array<{ at: number; heapUsedMb: number; rssMb: number }> = [];
+  readonly pid: number;
+  /** When it said `ready` (Date.now()). */
+  readyAt = 0;
+  private readonly output: string[] = [];
+  private exited = false;
+
+  private constructor(private readonly child: ChildProcess) {
+    this.pid = child.pid ?? 0;
+    child.on('exit', () => (this.exited = true));
+  }
+
+  static async start(url: string, options: Partial<NotificationsModuleOptions>, extra: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<WorkerProcess> {
+    // BENCH_WORKER_NODE_ARGS: extra node flags for the worker processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+    const nodeArgs = [...(extra.nodeArgs ?? []), ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+    const child = spawn(process.execPath, [...nodeArgs, join(__dirname, 'worker-process.js')], {
+      env: { ...process.env, ...extra.env, NTF_WORKER_DATABASE_URL: url, NTF_WORKER_OPTIONS: JSON.stringify(options), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const worker = new WorkerProcess(child);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`worker process not ready after 60 s:\n${worker.output.join('\n')}`)), 60_000);
+      const onLine = (line: string) => {
+        worker.output.push(line);
+        if (worker.output.length > 200) worker.output.shift();
+        const memory = /memory heapUsedMb=([\d.]+) rssMb=([\d.]+)/.exec(line);
+        if (memory) worker.memory.push({ at: Date.now(), heapUsedMb: Number(memory[1]), rssMb: Number(memory[2]) });
+        const batch = /ran (\d+) job\(s\) of (\d+) queue entr(?:y|ies) in (\d+) ms/.exec(line);
+        if (batch) worker.batches.push({ jobs: Number(batch[1]), entries: Number(batch[2]), ms: Number(batch[3]) });
+        if (/\bready pid=/.test(line)) {
+          worker.readyAt = Date.now();
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      createInterface({ input: child.stdout! }).on('line', onLine);
+      createInterface({ input: child.stderr! }).on('line', onLine);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`worker process exited with ${code} before it was ready:\n${worker.output.join('\n')}`));
+      });
+    });
+    return worker;
+  }
+
+  assertAlive(): void {
+    if (this.exited) throw new Error(`a worker process died:\n${this.output.slice(-30).join('\n')}`);
+  }
+
+  async stop(): Promise<void> {
+    if (this.exited) return;
+    const exit = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
+    await exit;
+    clearTimeout(timer);
+  }
+}
+
+
+/** Batches that ran at least one job (idle polls of an empty queue log nothing). */
+export function batchStats(batches: Array<{ jobs: number; entries: number; ms: number }>): BatchStats {
+  const busy = batches.filter((batch) => batch.jobs > 0);
+  if (!busy.length) return { batches: 0, meanEntries: 0, meanMs: 0, p50Ms: 0, maxMs: 0, busyMs: 0 };
+  const times = busy.map((batch) => batch.ms).sort((a, b) => a - b);
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return {
+    batches: busy.length,
+    meanEntries: round(sum(busy.map((batch) => batch.entries)) / busy.length, 1),
+    meanMs: round(sum(times) / times.length, 1),
+    p50Ms: times[Math.floor(times.length / 2)],
+    maxMs: times[times.length - 1],
+    busyMs: sum(times),
+  };
+}
+

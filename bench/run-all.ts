@@ -4,6 +4,7 @@ import { runEndToEndBench } from './end-to-end.bench';
 import { runHttpThroughputBench } from './http-throughput.bench';
 import { runIntakeBench } from './intake.bench';
 import { runMarkAsBench } from './mark-as.bench';
+import { runProvidersBench } from './providers.bench';
 import { runAsScript } from './support';
 
 /**
@@ -18,6 +19,7 @@ const BENCHES: Array<{ key: string; name: string; run: () => Promise<unknown> }>
   { key: 'http-throughput', name: 'HTTP throughput (integrations, notification)', run: runHttpThroughputBench },
   { key: 'intake', name: 'trigger intake (100-event requests)', run: runIntakeBench },
   { key: 'end-to-end', name: 'trigger pipeline end to end (10,000 events)', run: runEndToEndBench },
+  { key: 'providers', name: 'sends through a provider to a 50 ms vendor (20,000 sends)', run: runProvidersBench },
 ];
 
 async function main(): Promise<void> {

@@ -13,11 +13,16 @@ import { createOrmConfig } from './mikro-orm.config';
  * into the module options, e.g. `{"worker":{"batchSize":100}}`). It logs `ready` once the worker polls,
  * and a `ran <n> job(s) of <m> queue entries in <x> ms` line per batch (the StepRunner's debug log).
  * SIGTERM/SIGINT stop it cleanly: running batches finish, then the process exits with code 0.
+ * With `NTF_WORKER_MEMORY_LOG_MS` set it also logs `memory heapUsedMb=<n> rssMb=<n>` that often (after a
+ * full collection when node runs with `--expose-gc`), for the benchmarks' memory figures.
  */
 export function runWorkerProcess(encryptionKey: string): void {
   const logger = new Logger('WorkerProcess');
   start(encryptionKey)
-    .then(() => logger.log(`ready pid=${process.pid}`))
+    .then(() => {
+      logger.log(`ready pid=${process.pid}`);
+      logMemory(logger, Number(process.env.NTF_WORKER_MEMORY_LOG_MS ?? 0));
+    })
     .catch((error: unknown) => {
       logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
       process.exit(1);
@@ -41,4 +46,15 @@ async function start(encryptionKey: string): Promise<void> {
   // Exit with code 0 after closing: Nest's default re-raises the signal, which a supervisor (and the
   // specs) cannot tell apart from being killed.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+}
+
+/** Every `everyMs` (0: never), the heap in use (after a full collection when `gc` is exposed) and the RSS. */
+function logMemory(logger: Logger, everyMs: number): void {
+  if (!(everyMs > 0)) return;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  setInterval(() => {
+    gc?.();
+    const { heapUsed, rss } = process.memoryUsage();
+    logger.log(`memory heapUsedMb=${(heapUsed / 2 ** 20).toFixed(1)} rssMb=${(rss / 2 ** 20).toFixed(1)}`);
+  }, everyMs).unref();
 }
