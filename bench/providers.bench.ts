@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Agent, createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Pool } from 'pg';
@@ -11,10 +12,12 @@ import {
   type BenchEnvironment,
   benchEvents,
   bulkEndpoint,
+  CpuMeter,
   createBenchEnvironment,
   EVENTS_PER_REQUEST,
   postBulk,
   startIntakeApp,
+  type CpuSample,
   WorkerProcess,
 } from './pipeline-support';
 import { describeBenchRun, provisionBenchDatabase, round, runAsScript, writeBenchResults } from './support';
@@ -29,7 +32,7 @@ import { describeBenchRun, provisionBenchDatabase, round, runAsScript, writeBenc
  * 2. The worker: `BENCH_SENDS` events of a one-step email workflow are triggered first (API-only host,
  *    worker disabled), then one worker-only process starts (`dist/bench/worker-process.js`) and the
  *    clock runs from its `ready` to the last completed job. The worker logs its heap (after a full
- *    collection, `--expose-gc`) and RSS every second; the vendor server records how many requests
+ *    collection, `--expose-gc`) and RSS every two seconds; the vendor server records how many requests
  *    were in flight over time.
  *
  * Run: `npm run bench -- providers` (or `tsc -p tsconfig.sample.json && node dist/bench/providers.bench.js`).
@@ -77,9 +80,15 @@ export interface ProvidersBenchResult {
     batches: BatchStats;
     /**
      * The worker process's memory (MB) at 10/25/50/75/100 % of the sends: the heap in use right after
-     * a full collection (`--expose-gc`, sampled every second), and the resident set size.
+     * a full collection (`--expose-gc`, sampled every two seconds), and the resident set size.
      */
     memoryMb: { heapAfterGc: MemoryProfile; rss: MemoryProfile };
+    /**
+     * CPU time per send while the worker ran: of the worker process, of this process (the vendor server
+     * and the idle API host), of the PostgreSQL server (null when not on this machine); and the share
+     * of the machine's cores they used together.
+     */
+    cpuMsPerSend: { worker: number; benchProcess: number; postgres: number | null; machineShare: number };
   };
 }
 
@@ -167,22 +176,31 @@ export async function runProvidersBench(): Promise<ProvidersBenchResult> {
     }
     logger.log(`${SENDS} events triggered; starting the worker process`);
 
+    const meter = await CpuMeter.create(database.url);
     const receivedBefore = vendor.received;
-    worker = await WorkerProcess.start(database.url, { worker: WORKER }, { nodeArgs: ['--expose-gc'], env: { NTF_WORKER_MEMORY_LOG_MS: '1000' } });
+    worker = await WorkerProcess.start(database.url, { worker: WORKER }, { nodeArgs: ['--expose-gc'], env: { NTF_WORKER_MEMORY_LOG_MS: '2000' } });
     vendor.resetWindow();
     const started = worker.readyAt;
+    const cpuBefore = { sample: meter.sample(), worker: CpuMeter.processMs(worker.pid) };
     const samples: Array<{ at: number; sent: number }> = [];
     const deadline = Date.now() + TIMEOUT_SECONDS * 1000;
+    // Progress is read off the vendor server while the worker runs (no polling query competing with it
+    // for the database); the jobs' own state is checked once every send has arrived.
     let done = 0;
     while (done < SENDS) {
-      samples.push({ at: Date.now(), sent: vendor.received - receivedBefore });
-      const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ntf_job WHERE environment_id = $1 AND type = 'email' AND status IN ('completed', 'failed')`, [env.environmentId]);
-      done = rows[0].n;
-      if (Date.now() > deadline) throw new Error(`${done} of ${SENDS} email jobs done after ${TIMEOUT_SECONDS} s`);
+      const sent = vendor.received - receivedBefore;
+      samples.push({ at: Date.now(), sent });
+      if (sent >= SENDS) {
+        const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ntf_job WHERE environment_id = $1 AND type = 'email' AND status IN ('completed', 'failed')`, [env.environmentId]);
+        done = rows[0].n;
+      }
+      if (Date.now() > deadline) throw new Error(`${sent} of ${SENDS} sends, ${done} email jobs done after ${TIMEOUT_SECONDS} s`);
       worker.assertAlive();
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const meanInFlight = vendor.meanInFlight();
+    const cpuAfter = { sample: meter.sample(), worker: CpuMeter.processMs(worker.pid) };
+    const wallMs = Date.now() - started;
     const { rows } = await pool.query<{ last_ms: number; failed: number; sent: number }>(
       `SELECT (extract(epoch FROM max(updated_at)) * 1000)::float8 AS last_ms,
               count(*) FILTER (WHERE status = 'failed')::int AS failed,
@@ -192,7 +210,7 @@ export async function runProvidersBench(): Promise<ProvidersBenchResult> {
     );
     if (rows[0].failed || rows[0].sent !== SENDS) throw new Error(`${rows[0].failed} failed sends, ${rows[0].sent} messages sent with a vendor id`);
     // One more memory line after the last send.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await new Promise((resolve) => setTimeout(resolve, 2100));
     const seconds = (rows[0].last_ms - started) / 1000;
     const sendsPerSecond = SENDS / seconds;
     const ideal = CONCURRENCY / (LATENCY_MS / 1000);
@@ -211,6 +229,7 @@ export async function runProvidersBench(): Promise<ProvidersBenchResult> {
         maxInFlight: vendor.maxInFlight,
         batches: batchStats(worker.batches),
         memoryMb: memoryProfile(worker.memory, samples),
+        cpuMsPerSend: cpuPerSend(cpuBefore, cpuAfter, wallMs),
       },
     };
     report(result);
@@ -279,6 +298,22 @@ async function prepareEnvironment(app: NestFastifyApplication, vendorUrl: string
   return env;
 }
 
+function cpuPerSend(
+  before: { sample: CpuSample; worker: number },
+  after: { sample: CpuSample; worker: number },
+  wallMs: number,
+): ProvidersBenchResult['worker']['cpuMsPerSend'] {
+  const worker = after.worker - before.worker;
+  const bench = after.sample.processMs - before.sample.processMs;
+  const postgres = before.sample.postgresMs === null || after.sample.postgresMs === null ? null : after.sample.postgresMs - before.sample.postgresMs;
+  return {
+    worker: round(worker / SENDS, 3),
+    benchProcess: round(bench / SENDS, 3),
+    postgres: postgres === null ? null : round(postgres / SENDS, 3),
+    machineShare: round((worker + bench + (postgres ?? 0)) / (wallMs * cpus().length), 2),
+  };
+}
+
 /** Each memory line placed at the number of sends made when it was written; the value at each fraction of the sends. */
 function memoryProfile(memory: WorkerProcess['memory'], samples: Array<{ at: number; sent: number }>): ProvidersBenchResult['worker']['memoryMb'] {
   const sentAt = (at: number) => [...samples].reverse().find((sample) => sample.at <= at)?.sent ?? 0;
@@ -301,6 +336,7 @@ function report(r: ProvidersBenchResult): void {
       `  raw http baseline    ${r.baseline.sendsPerSecond} sends/s (${r.baseline.seconds} s, ${r.baseline.meanInFlight} in flight on average)\n` +
       `  one worker process   ${w.sendsPerSecond} sends/s (${w.seconds} s): ${w.ratioToIdeal} of ideal, ${w.ratioToBaseline} of the raw baseline; ` +
       `in flight mean ${w.meanInFlight}, max ${w.maxInFlight}; batches ${w.batches.batches} x ${w.batches.meanEntries} entries, mean ${w.batches.meanMs} ms\n` +
+      `  CPU per send (ms)    worker ${w.cpuMsPerSend.worker}, bench process ${w.cpuMsPerSend.benchProcess}, PostgreSQL ${w.cpuMsPerSend.postgres ?? 'n/a'}; ${Math.round(w.cpuMsPerSend.machineShare * 100)}% of the machine's cores\n` +
       `  worker heap after GC (MB) ${line(w.memoryMb.heapAfterGc)}\n` +
       `  worker RSS (MB)           ${line(w.memoryMb.rss)}\n`,
   );
