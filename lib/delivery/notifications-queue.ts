@@ -117,7 +117,9 @@ export class NotificationsQueue implements OnModuleInit, BeforeApplicationShutdo
   async work(handler: (jobs: PgBoss.Job<QueuedJobData>[]) => Promise<void>): Promise<string> {
     const { pollingIntervalSeconds } = this.options.worker;
     const { batchSize } = workerLoops(this.options.worker);
-    const id = await this.boss.work<QueuedJobData>(JOBS_QUEUE, { batchSize, pollingIntervalSeconds }, handler);
+    // priority: false: the module never sets priorities, and without them pg-boss's fetch sorts the
+    // due entries by creation only (less work on a deep queue).
+    const id = await this.boss.work<QueuedJobData>(JOBS_QUEUE, { batchSize, pollingIntervalSeconds, priority: false }, handler);
     this.workerIds.push(id);
     return id;
   }

@@ -123,16 +123,26 @@ export class StepRunner {
   private async loadContext(jobs: JobEntity[], em: EntityManager) {
     const environments = [...new Set(jobs.map((j) => j.environmentId))];
     // One after the other: they share the transaction's connection, which runs one statement at a time.
+    // The look-ups by id go through a MATERIALIZED CTE holding only the id condition, the environment
+    // filter applied to its rows: with both conditions side by side, a table filled faster than
+    // autovacuum analyzes it (a burst of triggers) gets planned as a scan of the whole environment
+    // (measured 5–14 ms instead of 0.05 ms for 50 rows, bench/providers); this way it is always the
+    // primary key (or the parent index), statistics or not.
     const notifications = await this.db.query<{ id: string; to: Record<string, unknown>; tenant: Record<string, unknown> | null; actor: Record<string, unknown> | null; context: Record<string, unknown> | null; critical: boolean }>(
-      'SELECT id, "to", tenant, actor, context, critical FROM ntf_notification WHERE environment_id = ANY($1::text[]) AND id = ANY($2::text[])',
+      `WITH wanted AS MATERIALIZED (SELECT id, environment_id, "to", tenant, actor, context, critical FROM ntf_notification WHERE id = ANY($2::text[]))
+       SELECT id, "to", tenant, actor, context, critical FROM wanted WHERE environment_id = ANY($1::text[])`,
       [environments, [...new Set(jobs.map((j) => j.notificationId))]],
       em,
     );
     // The runs' subscribers, and the actors' (templates read `actor.firstName` even when the trigger gave only an id).
     const actorIds = notifications.rows.map((n) => n.actor?.subscriberId).filter((id): id is string => typeof id === 'string');
+    const byActorId = actorIds.length
+      ? ' UNION ALL SELECT * FROM ntf_subscriber WHERE environment_id = ANY($1::text[]) AND subscriber_id = ANY($3::text[])'
+      : '';
     const subscribers = await this.db.query(
-      'SELECT * FROM ntf_subscriber WHERE environment_id = ANY($1::text[]) AND (id = ANY($2::text[]) OR subscriber_id = ANY($3::text[]))',
-      [environments, [...new Set(jobs.map((j) => j.subscriberId))], [...new Set(actorIds)]],
+      `WITH wanted AS MATERIALIZED (SELECT * FROM ntf_subscriber WHERE id = ANY($2::text[]))
+       SELECT * FROM wanted WHERE environment_id = ANY($1::text[])${byActorId}`,
+      [environments, [...new Set(jobs.map((j) => j.subscriberId))], ...(actorIds.length ? [[...new Set(actorIds)]] : [])],
       em,
     );
     const workflows = await this.db.query<{ id: string; identifier: string; critical: boolean; preference_settings: RunWorkflow['preferenceSettings']; tags: string[]; step_ids: string[] | null }>(
@@ -247,8 +257,14 @@ export class StepRunner {
   /** The `pending` job after each given job, one statement for all; run changes recorded earlier in the batch applied. */
   private async loadNext(runs: RunJob[], context: { toRun(job: JobEntity): RunJob }, writes: BatchWrites, em: EntityManager): Promise<RunJob[]> {
     if (!runs.length) return [];
+    // The parent look-up alone inside a MATERIALIZED CTE, the environment filter on its rows (see
+    // loadContext). Measured alternatives on a table filled faster than autovacuum analyzes it
+    // (bench/providers, 40,000 jobs): with the environment beside it, 10 ms a batch (an environment
+    // scan); this, 3.6 ms (the parent estimate is still the no-statistics default); one LATERAL probe
+    // per parent, 110 ms.
     const { rows } = await this.db.query(
-      `SELECT * FROM ntf_job WHERE environment_id = ANY($1::text[]) AND parent_id = ANY($2::text[]) AND status = 'pending' ORDER BY id`,
+      `WITH children AS MATERIALIZED (SELECT * FROM ntf_job WHERE parent_id = ANY($2::text[]) AND status = 'pending')
+       SELECT * FROM children WHERE environment_id = ANY($1::text[]) ORDER BY id`,
       [[...new Set(runs.map((r) => r.job.environmentId))], runs.map((r) => r.job.id)],
       em,
     );
