@@ -57,7 +57,7 @@ export interface NotificationsModuleOptions {
     /** False gives an API-only instance: triggers are accepted and queued, another instance runs them. @default true */
     enabled?: boolean;
     /**
-     * Provider sends one process keeps in flight at most. The worker runs `ceil(6 × concurrency /
+     * Provider sends one process keeps in flight at most. The worker runs `ceil(4 × concurrency /
      * batchSize)` polling loops of up to `min(batchSize, concurrency)` jobs, so that while some batches
      * do their database work, the others' sends keep the slots full; each running loop holds one
      * database connection. @default 50
