@@ -1,6 +1,7 @@
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryError } from '../delivery-provider';
 import { credentialString } from '../webhook-request';
+import { isPlainObject } from '../vendor-http';
 
 /**
  * Helpers shared by the chat vendors that post to a webhook URL (Slack incoming webhooks, Discord,
@@ -72,5 +73,5 @@ export function errorBody(error: unknown): unknown {
 
 /** A plain JSON object (not an array), or undefined. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return isPlainObject(value) ? value : undefined;
 }

@@ -3,10 +3,10 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { sign } from 'jsonwebtoken';
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryError, DeliveryProvider, type DeliveryResult } from '../delivery-provider';
-import { describeError, isTransientStatus, parseJson, truncate, VENDOR_RESPONSE_BODY_LIMIT } from '../vendor-http';
+import { describeError, isPlainObject, isTransientStatus, parseJson, truncate, VENDOR_RESPONSE_BODY_LIMIT } from '../vendor-http';
 import { credentialString } from '../webhook-request';
 import { type DeviceSendResult, sendToDeviceTokens } from './device-tokens';
-import { deviceMessageUuid, fingerprint, isRecord, remainingMs, TokenCache } from './push-helpers';
+import { deviceMessageUuid, fingerprint, remainingMs, TokenCache } from './push-helpers';
 
 const PRODUCTION_ORIGIN = 'https://api.push.apple.com';
 const SANDBOX_ORIGIN = 'https://api.sandbox.push.apple.com';
@@ -146,8 +146,8 @@ export class ApnsProvider extends DeliveryProvider implements OnModuleDestroy {
     for (const [from, to] of apsFields) if (overrides[from] !== undefined && overrides[from] !== null) aps[to] = overrides[from];
     if (overrides.contentAvailable) aps['content-available'] = 1;
     if (overrides.mutableContent) aps['mutable-content'] = 1;
-    if (isRecord(overrides.aps)) Object.assign(aps, overrides.aps);
-    return { ...message.payload, ...(isRecord(overrides.payload) ? overrides.payload : {}), aps };
+    if (isPlainObject(overrides.aps)) Object.assign(aps, overrides.aps);
+    return { ...message.payload, ...(isPlainObject(overrides.payload) ? overrides.payload : {}), aps };
   }
 
   /** `credentials.baseUrl`, else production (`secure`) or sandbox. */
@@ -301,5 +301,5 @@ function signProviderToken(apns: ApnsCredentials): string {
 }
 
 function reasonOf(body: unknown): string | undefined {
-  return isRecord(body) && typeof body.reason === 'string' ? body.reason : undefined;
+  return isPlainObject(body) && typeof body.reason === 'string' ? body.reason : undefined;
 }

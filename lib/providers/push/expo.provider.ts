@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryError, DeliveryProvider, type DeliveryResult } from '../delivery-provider';
-import { type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
+import { isPlainObject, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
 import { credentialString } from '../webhook-request';
 import { type DeviceSendResult, sendToDeviceTokens } from './device-tokens';
-import { isRecord } from './push-helpers';
+import {  } from './push-helpers';
 
 /** Ticket errors worth another try later (Expo's own advice for `MessageRateExceeded`). */
 const TRANSIENT_TICKET_ERRORS = new Set(['MessageRateExceeded']);
@@ -42,13 +42,13 @@ export class ExpoProvider extends DeliveryProvider {
     const sendOne = async (token: string): Promise<DeviceSendResult> => {
       const response = await vendorRequest('Expo', { url, headers, json: [this.buildMessage(message, token)], timeoutMs: message.timeoutMs }, describeExpoFailure);
       const raw = { status: response.status, body: response.body };
-      const body = isRecord(response.body) ? response.body : {};
+      const body = isPlainObject(response.body) ? response.body : {};
       const requestError = describeExpoFailure(body);
       if (requestError) throw new DeliveryError(`Expo refused the request: ${requestError.message}`, raw, { code: requestError.code });
       const ticket = Array.isArray(body.data) ? (body.data[0] as unknown) : body.data;
-      if (!isRecord(ticket)) throw new DeliveryError('Expo answered without a push ticket', raw, { code: 'no_ticket' });
+      if (!isPlainObject(ticket)) throw new DeliveryError('Expo answered without a push ticket', raw, { code: 'no_ticket' });
       if (ticket.status === 'ok' && typeof ticket.id === 'string') return { id: ticket.id, raw };
-      const code = isRecord(ticket.details) && typeof ticket.details.error === 'string' ? ticket.details.error : 'error';
+      const code = isPlainObject(ticket.details) && typeof ticket.details.error === 'string' ? ticket.details.error : 'error';
       const text = typeof ticket.message === 'string' ? ticket.message : code;
       throw new DeliveryError(`Expo refused the push: ${text}`, raw, { code, transient: TRANSIENT_TICKET_ERRORS.has(code) });
     };
@@ -69,9 +69,9 @@ export class ExpoProvider extends DeliveryProvider {
 
 /** `{ errors: [{ code, message }] }`: the first error (Expo's SDK reports it the same way). */
 function describeExpoFailure(body: unknown): VendorFailure | undefined {
-  if (!isRecord(body) || !Array.isArray(body.errors) || body.errors.length === 0) return undefined;
+  if (!isPlainObject(body) || !Array.isArray(body.errors) || body.errors.length === 0) return undefined;
   const [first] = body.errors as unknown[];
-  if (!isRecord(first)) return { message: 'unknown error' };
+  if (!isPlainObject(first)) return { message: 'unknown error' };
   return {
     code: typeof first.code === 'string' ? first.code : undefined,
     message: typeof first.message === 'string' ? first.message : typeof first.code === 'string' ? first.code : 'unknown error',

@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { sign } from 'jsonwebtoken';
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryError, DeliveryProvider, type DeliveryResult } from '../delivery-provider';
-import { pickString, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
+import { isPlainObject, pickString, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
 import { type DeviceSendResult, sendToDeviceTokens } from './device-tokens';
-import { errorStatus, fingerprint, isRecord, remainingMs, TokenCache } from './push-helpers';
+import { errorStatus, fingerprint, remainingMs, TokenCache } from './push-helpers';
 
 /** Google's OAuth token endpoint, when the service account has no `token_uri`. */
 const DEFAULT_TOKEN_URI = 'https://oauth2.googleapis.com/token';
@@ -99,14 +99,14 @@ export class FcmProvider extends DeliveryProvider {
   protected buildMessage(message: DeliveryMessage, token: string): Record<string, unknown> {
     const overrides = message.overrides;
     const title = message.title ?? '';
-    const data = { ...stringValues(message.payload), ...stringValues(isRecord(overrides.data) ? overrides.data : {}) };
+    const data = { ...stringValues(message.payload), ...stringValues(isPlainObject(overrides.data) ? overrides.data : {}) };
     const fcmMessage: Record<string, unknown> = { token };
     if (overrides.type === 'data') {
       fcmMessage.data = { ...data, title, body: message.content, message: message.content };
     } else {
       const notification: Record<string, unknown> = { title, body: message.content };
       for (const key of ['title', 'body', 'image'] as const) if (typeof overrides[key] === 'string') notification[key] = overrides[key];
-      if (isRecord(overrides.notification)) Object.assign(notification, overrides.notification);
+      if (isPlainObject(overrides.notification)) Object.assign(notification, overrides.notification);
       fcmMessage.notification = notification;
       if (Object.keys(data).length) fcmMessage.data = data;
     }
@@ -114,10 +114,10 @@ export class FcmProvider extends DeliveryProvider {
     const apns = overrides.apns;
     const webpush = overrides.webpush ?? overrides.webPush;
     const fcmOptions = overrides.fcm_options ?? overrides.fcmOptions;
-    if (isRecord(android)) fcmMessage.android = android;
-    if (isRecord(apns)) fcmMessage.apns = apns;
-    if (isRecord(webpush)) fcmMessage.webpush = webpush;
-    if (isRecord(fcmOptions)) fcmMessage.fcm_options = fcmOptions;
+    if (isPlainObject(android)) fcmMessage.android = android;
+    if (isPlainObject(apns)) fcmMessage.apns = apns;
+    if (isPlainObject(webpush)) fcmMessage.webpush = webpush;
+    if (isPlainObject(fcmOptions)) fcmMessage.fcm_options = fcmOptions;
     return fcmMessage;
   }
 
@@ -162,7 +162,7 @@ function parseServiceAccount(value: unknown): ServiceAccount {
       throw new DeliveryError('The FCM credentials.serviceAccount is not valid JSON', undefined, { code: 'invalid_credentials' });
     }
   }
-  if (!isRecord(parsed)) throw new DeliveryError('The FCM integration has no credentials.serviceAccount', undefined, { code: 'invalid_credentials' });
+  if (!isPlainObject(parsed)) throw new DeliveryError('The FCM integration has no credentials.serviceAccount', undefined, { code: 'invalid_credentials' });
   const missing = ['project_id', 'client_email', 'private_key'].filter((key) => typeof parsed[key] !== 'string' || parsed[key] === '');
   if (missing.length) {
     throw new DeliveryError(`The FCM service account is missing ${missing.join(', ')}`, undefined, { code: 'invalid_credentials' });
@@ -188,10 +188,10 @@ function stringValues(values: Record<string, unknown>): Record<string, string> {
 
 /** `{ error: { code, status, message, details: [{ '@type': '...FcmError', errorCode }] } }`. */
 function describeFcmFailure(body: unknown): VendorFailure | undefined {
-  if (!isRecord(body) || !isRecord(body.error)) return undefined;
+  if (!isPlainObject(body) || !isPlainObject(body.error)) return undefined;
   const { status, message, details } = body.error;
   const fcmCode = Array.isArray(details)
-    ? details.map((detail) => (isRecord(detail) && typeof detail.errorCode === 'string' ? detail.errorCode : undefined)).find(Boolean)
+    ? details.map((detail) => (isPlainObject(detail) && typeof detail.errorCode === 'string' ? detail.errorCode : undefined)).find(Boolean)
     : undefined;
   const code = fcmCode ?? (typeof status === 'string' ? status : undefined);
   const text = typeof message === 'string' ? message : undefined;
@@ -200,7 +200,7 @@ function describeFcmFailure(body: unknown): VendorFailure | undefined {
 
 /** Google's OAuth error `{ error, error_description }`. */
 function describeOAuthFailure(body: unknown): VendorFailure | undefined {
-  if (!isRecord(body)) return undefined;
+  if (!isPlainObject(body)) return undefined;
   const code = typeof body.error === 'string' ? body.error : undefined;
   const description = typeof body.error_description === 'string' ? body.error_description : undefined;
   return { code, message: [code, description].filter(Boolean).join(': ') || undefined };

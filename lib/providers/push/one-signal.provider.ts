@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { IntegrationCredentials } from '../../integrations/integrations.service';
 import { type DeliveryMessage, DeliveryError, DeliveryProvider, type DeliveryResult } from '../delivery-provider';
-import { pickString, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
+import { isPlainObject, pickString, type VendorFailure, vendorRequest, vendorUrl } from '../vendor-http';
 import { credentialString } from '../webhook-request';
 import { type DeviceSendResult, sendToDeviceTokens } from './device-tokens';
-import { deviceMessageUuid, isRecord } from './push-helpers';
+import { deviceMessageUuid } from './push-helpers';
 
 /**
  * Push through OneSignal's Create message API, one request per subscription id (the device
@@ -52,9 +52,9 @@ export class OneSignalProvider extends DeliveryProvider {
         describeOneSignalFailure,
       );
       const raw = { status: response.status, body: response.body };
-      const body = isRecord(response.body) ? response.body : {};
+      const body = isPlainObject(response.body) ? response.body : {};
       const errors = body.errors;
-      if (isRecord(errors)) {
+      if (isPlainObject(errors)) {
         const invalid = Array.isArray(errors.invalid_player_ids) ? errors.invalid_player_ids : [];
         if (invalid.includes(token)) throw new DeliveryError('OneSignal refused the subscription id as invalid', raw, { code: 'invalid_player_ids' });
       }
@@ -85,13 +85,13 @@ export class OneSignalProvider extends DeliveryProvider {
 
 /** `{ errors: ['text', ...] }` or `{ errors: { invalid_player_ids: [...] } }`. */
 function describeOneSignalFailure(body: unknown): VendorFailure | undefined {
-  if (!isRecord(body)) return undefined;
+  if (!isPlainObject(body)) return undefined;
   const errors = body.errors;
   if (Array.isArray(errors)) {
     const texts = errors.map((error) => (typeof error === 'string' ? error : JSON.stringify(error)));
     return texts.length ? { message: texts.join('; ') } : undefined;
   }
-  if (isRecord(errors)) {
+  if (isPlainObject(errors)) {
     const [code] = Object.keys(errors);
     return code ? { code, message: code } : undefined;
   }

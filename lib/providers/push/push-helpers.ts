@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DeliveryError } from '../delivery-provider';
+import { isPlainObject } from '../vendor-http';
 
 /**
  * The RFC 4122 namespace of the name-based UUIDs below (a fixed random UUID: names are hashed
@@ -32,14 +33,10 @@ export function remainingMs(vendor: string, deadline: number, timeoutMs: number)
   return left;
 }
 
-/** A plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The HTTP status recorded in a {@link DeliveryError}'s `raw` by `vendorRequest`, if any. */
 export function errorStatus(error: unknown): number | undefined {
-  if (!(error instanceof DeliveryError) || !isRecord(error.raw)) return undefined;
+  if (!(error instanceof DeliveryError) || !isPlainObject(error.raw)) return undefined;
   const status = error.raw.status;
   return typeof status === 'number' ? status : undefined;
 }
