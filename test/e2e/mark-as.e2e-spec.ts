@@ -37,7 +37,8 @@ function expectMessageShape(message: Record<string, unknown>): void {
 }
 
 describe.each(ADAPTERS)('POST /v1/subscribers/{subscriberId}/messages/mark-as (%s)', (adapter) => {
-  const t = useTestApp(adapter);
+  // No worker: its queue polling would land among the statements counted below.
+  const t = useTestApp(adapter, { options: { worker: { enabled: false } } });
   let envA: TestEnvironment;
   let envB: TestEnvironment;
   let alice: SubscriberEntity;
