@@ -311,9 +311,9 @@ describe('the trigger pipeline: digest steps', () => {
     },
   );
 
-  it('fires a timed digest with a cron expression of every second within a second or two', async () => {
+  it('fires a timed digest with a cron expression of every second within a few seconds', async () => {
     const [transactionId] = await trigger([{ name: 'digest-cron', to: 'dg-cron', payload: { item: 'tick' } }]);
-    const chain = await settledChain(t, transactionId, 5_000);
+    const chain = await settledChain(t, transactionId, 10_000);
     const digestJob = jobOf(chain, 'digest');
     expect(digestJob.status).toBe('completed');
     const { delay } = detailOf(digestJob, 'Step digested').raw as { delay: number };
@@ -324,7 +324,8 @@ describe('the trigger pipeline: digest steps', () => {
     expect(startAfter.getUTCMilliseconds()).toBe(0);
     const [message] = await messagesOf(t, transactionId);
     expect(message.content).toBe('1 update(s), 1 event(s): tick;');
-    expect(message.created_at.getTime() - detailOf(digestJob, 'Step digested').createdAt.getTime()).toBeLessThan(2_500);
+    // The next whole second, then the queue's next poll (0.5 s): about 1.5 s, with room for a loaded CI machine.
+    expect(message.created_at.getTime() - detailOf(digestJob, 'Step digested').createdAt.getTime()).toBeLessThan(4_000);
   });
 
   it.each([
