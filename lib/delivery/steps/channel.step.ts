@@ -41,6 +41,8 @@ interface PreparedSend {
   integration: IntegrationEntity;
   provider: DeliveryProvider;
   credentials: IntegrationCredentials;
+  /** The credentials' secret values, for redacting what the vendor answers. */
+  secrets: string[];
   message: DeliveryMessage;
   draft: MessageDraft;
   details: DetailDraft[];
@@ -89,12 +91,15 @@ export class ChannelStep implements StepHandler {
     const outcomes: StepOutcome[] = new Array(jobs.length);
     const chosen = jobs.map((run) => this.selectIntegration(run, batch, run.job.type as DeliveryChannel));
     const connections = await this.loadConnections(jobs, chosen, batch.em);
-    // Credentials are decrypted once per integration and batch, only here in the worker.
-    const credentialsById = new Map<string, IntegrationCredentials>();
+    // Credentials are decrypted (and their secrets listed) once per integration and batch, only here in the worker.
+    const credentialsById = new Map<string, { credentials: IntegrationCredentials; secrets: string[] }>();
     const credentialsOf = (integration: IntegrationEntity) => {
-      let credentials = credentialsById.get(integration.id);
-      if (!credentials) credentialsById.set(integration.id, (credentials = this.integrations.decryptCredentials(integration)));
-      return credentials;
+      let entry = credentialsById.get(integration.id);
+      if (!entry) {
+        const credentials = this.integrations.decryptCredentials(integration);
+        credentialsById.set(integration.id, (entry = { credentials, secrets: collectSecrets(credentials) }));
+      }
+      return entry;
     };
     const sends: PreparedSend[] = [];
     jobs.forEach((run, index) => {
@@ -115,7 +120,7 @@ export class ChannelStep implements StepHandler {
   private prepare(
     run: RunJob,
     integration: IntegrationEntity | undefined,
-    credentials: IntegrationCredentials | undefined,
+    access: { credentials: IntegrationCredentials; secrets: string[] } | undefined,
     connection: DeliveryConnection | undefined,
   ): StepOutcome | Omit<PreparedSend, 'index'> {
     const channel = run.job.type as DeliveryChannel;
@@ -128,7 +133,8 @@ export class ChannelStep implements StepHandler {
       ...(providerId && { providerId }),
     });
 
-    if (!integration || !credentials) return fail(DETAILS.noIntegration);
+    if (!integration || !access) return fail(DETAILS.noIntegration);
+    const { credentials, secrets } = access;
     const providerId = integration.providerId;
     details.push(
       line.pending(DETAILS.integrationSelected, {
@@ -188,13 +194,15 @@ export class ChannelStep implements StepHandler {
       timeoutMs: this.options.delivery.timeoutSeconds * 1000,
       attempt: run.job.attempts,
     };
-    return { run, integration, provider, credentials, message, draft, details: markRetry(details, isRetry) };
+    return { run, integration, provider, credentials, secrets, message, draft, details: markRetry(details, isRetry) };
   }
 
-  private async send({ integration, provider, credentials, message, draft, details }: PreparedSend): Promise<StepOutcome> {
+  private async send({ integration, provider, credentials, secrets: credentialSecrets, message, draft, details }: PreparedSend): Promise<StepOutcome> {
     const providerId = integration.providerId;
     const isRetry = message.attempt > 0;
-    const secrets = collectSecrets(credentials, [message.to.connection?.accessToken]);
+    // A channel connection's token is the one secret that varies per job.
+    const token = message.to.connection?.accessToken;
+    const secrets = token ? collectSecrets(credentials, [token]) : credentialSecrets;
     try {
       const result = await withDeadline(provider.send(message, credentials), message.timeoutMs + SEND_TIMEOUT_GRACE_MS, providerId);
       const raw = capRaw(redactSecrets(result.raw ?? (result.id ? { id: result.id } : undefined), secrets));
